@@ -1,0 +1,62 @@
+"""Where compiled code lives: one directory per version of nbgrad's source.
+
+Numba's on-disk cache checks only the timestamp of the file that defines a function, not
+of the helpers it inlines from other files, so an edited helper could run stale. Keying
+the directory by a hash of the whole package's source (and Numba's version) makes every
+change start a fresh cache. Generated kernel modules are written there too.
+"""
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import numba
+
+_PKG = Path(__file__).resolve().parent
+
+
+def _source_hash():
+    h = hashlib.sha1(numba.__version__.encode())
+    for p in sorted(_PKG.rglob("*.py")):
+        h.update(str(p.relative_to(_PKG)).encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _root():
+    env = os.environ.get("NBGRAD_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "nbgrad"
+
+
+def _writable(d):
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        probe = d / ".probe"
+        probe.write_text("")
+        probe.unlink()
+        return True
+    except OSError:
+        return False
+
+
+HASH = _source_hash()
+DIR = _root() / HASH
+if not _writable(DIR):
+    DIR = Path(tempfile.gettempdir()) / f"nbgrad-{os.getuid()}" / HASH
+    DIR.mkdir(parents=True, exist_ok=True)
+
+
+@contextlib.contextmanager
+def numba_cache_dir():
+    """Point Numba's cache at DIR while nbgrad's kernels are being defined."""
+    old = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(DIR / "numba")
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = old

@@ -1,0 +1,24 @@
+"""nbgrad.autograd: backward, grad, custom Functions and grad modes (PyTorch's names)."""
+
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+_LAZY = {
+    "backward": ".engine",
+    "grad": ".engine",
+    "Function": ".function",
+    "FunctionCtx": ".function",
+    "once_differentiable": ".function",
+}
+
+
+def __getattr__(name):
+    # engine/function import Tensor, which imports grad_mode from this package: load late
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(f"module 'nbgrad.autograd' has no attribute {name!r}")
+
+
+__all__ = [*_LAZY, "enable_grad", "inference_mode", "is_grad_enabled", "no_grad",
+           "set_grad_enabled"]

@@ -1,0 +1,338 @@
+"""backward() and grad(): validate in Python, then plan + ONE compiled sweep.
+
+The sweep returns to Python only at rows of custom Functions (their backward is Python).
+Leaves' gradient buffers are supplied here: an existing `.grad` is accumulated into in
+place (as PyTorch does), otherwise a fresh array becomes the new `.grad` with no copy.
+"""
+
+import numpy as np
+
+from ..backends.cpu import dispatch
+from ..backends.cpu.engine import accumulate, finish, plan, read
+from ..backends.cpu.memory import address
+from ..ops.registry import CUSTOM, BY_NAME
+from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
+from ..tensor import Tensor
+from .grad_mode import no_grad
+
+SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward."
+)
+_CUSTOM_CODE = BY_NAME[CUSTOM].code
+_EMPTY = np.empty(0, np.int64)
+_CTX = np.zeros(dispatch.CTX_LEN, np.int64)
+
+
+def _tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _seeds(outputs, grad_outputs, is_backward):
+    """PyTorch's checks on (outputs, grad_outputs); returns float arrays to seed with."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad can be implicitly created only for scalar outputs"
+            if False
+            else f"got {len(grad_outputs)} tensors and {len(outputs)} gradients"
+        )
+    seeds = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(out).__name__}")
+        if not out._rg:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            seeds.append(np.ones(1, out._data.dtype))
+            continue
+        if not isinstance(g, Tensor):
+            from ..ops.pointwise import is_scalar
+
+            if is_scalar(g):
+                g = Tensor._make(np.asarray(g, out._data.dtype), -1, False)
+            else:
+                raise TypeError(
+                    f"gradients can be either Tensors or None, but got {type(g).__name__}"
+                )
+        if g._data.shape != out._data.shape:
+            from .._size import Size
+
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
+                f"and output[{i}] has a shape of {Size(out._data.shape)}."
+            )
+        if g._data.dtype.kind != "f":
+            raise RuntimeError(
+                f"For invalid gradient dtype: grad_output[{i}] has dtype {g.dtype.name} "
+                f"but expected a floating point dtype"
+            )
+        seeds.append(np.ascontiguousarray(g._data, dtype=out._data.dtype).reshape(-1))
+    return seeds
+
+
+def _slot(t):
+    return t._slot if t._slot >= 0 else TAPE.leaf_slot(t)
+
+
+def _run(outputs, seeds, retain_graph, wanted):
+    """One backward pass. `wanted`: slots whose gradients to return (None: accumulate
+    into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}."""
+    T = TAPE
+    roots = np.array([_slot(o) for o in outputs], np.int64)
+    restrict = wanted is not None
+    ins = np.array(wanted, np.int64) if restrict else _EMPTY
+    needed, arena, used, leaves, freed, missing = plan(
+        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN
+    )
+    if missing.size:
+        dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
+    if freed >= 0:
+        T.gaddr[used] = 0
+        raise RuntimeError(SECOND_BACKWARD)
+    result = {}
+    # leaf buffers
+    for s in leaves.tolist():
+        shape, dt = _shape_dtype(s)
+        if restrict:
+            buf = np.empty(shape, dt)
+            result[s] = buf
+        else:
+            ref = T.watch.get(s)
+            t = ref() if ref is not None else None
+            if t is None or not t._rg:
+                T.gaddr[s] = 0
+                continue
+            g = t._grad
+            if g is not None and g._data.flags.writeable and g._data.base is None:
+                buf = g._data
+                T.gaddr[s] = address(buf)
+                T.ginit[s] = 1
+                result[s] = None  # accumulated in place
+                continue
+            buf = np.empty(shape, dt)
+            result[s] = buf
+        T.gaddr[s] = address(buf)
+        T.ginit[s] = 0
+    for s, g in zip(roots.tolist(), seeds):
+        if T.gaddr[s]:
+            accumulate(T.gaddr, T.ginit, s, g)
+    dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, needed)
+    ctx = address(_CTX)
+    k = T.n - 1
+    try:
+        while k >= 0:
+            k = dispatch.sweep(T.R, needed, dispatch.FN, ctx, k, _CUSTOM_CODE)
+            if k < -1:
+                raise AssertionError(f"internal error: no VJP compiled for row {-2 - k}")
+            if k < 0:
+                break
+            _run_custom(k)
+            k -= 1
+        if restrict:
+            for s in wanted:
+                if s in result:
+                    continue
+                if T.gaddr[s] and T.ginit[s]:
+                    shape, dt = _shape_dtype(s)
+                    buf = np.empty(shape, dt)
+                    read(T.gaddr, s, buf.reshape(-1))
+                    result[s] = buf
+            for s in list(result):
+                if not T.ginit[s]:
+                    del result[s]
+        else:
+            for s in list(result):
+                if not T.ginit[s]:
+                    del result[s]
+            _retained(result)
+    finally:
+        rows = finish(T.R, T.gaddr, T.ginit, used, leaves, needed, not retain_graph)
+        if rows.size:
+            _free(rows)
+    del arena
+    return result
+
+
+def _retained(result):
+    """Gradients of non-leaf tensors that asked for them with retain_grad()."""
+    T = TAPE
+    for s, ref in list(T.watch.items()):
+        if T.S[s, S_PROD] >= 0 and T.gaddr[s] and T.ginit[s]:
+            shape, dt = _shape_dtype(s)
+            buf = np.empty(shape, dt)
+            read(T.gaddr, s, buf.reshape(-1))
+            result[s] = buf
+
+
+def _free(rows):
+    T = TAPE
+    codes = T.R[rows, R_CODE]
+    for k in rows[codes == _CUSTOM_CODE].tolist():
+        T.saved[k].release()
+    T.saved[rows[codes != _CUSTOM_CODE]] = None
+
+
+def _shape_dtype(s):
+    from ..tape import S_DT, S_NDIM, S_SHAPE
+
+    S = TAPE.S
+    nd = S[s, S_NDIM]
+    return tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist()), (np.float32 if S[s, S_DT] == 0 else np.float64)
+
+
+def _run_custom(k):
+    """Run a custom Function's Python backward for row k and scatter its gradients."""
+    T = TAPE
+    ctx = T.saved[k]
+    if ctx.freed:
+        raise RuntimeError(SECOND_BACKWARD)
+    p = T.R[k, R_IPOS]
+    no, ni = T.R[k, R_NOUT], T.R[k, R_NIN]
+    grads = []
+    for j in range(no):
+        s = int(T.I[p + j])
+        shape, dt = _shape_dtype(s)
+        if T.gaddr[s] and T.ginit[s]:
+            buf = np.empty(shape, dt)
+            read(T.gaddr, s, buf.reshape(-1))
+            grads.append(Tensor._make(buf, -1, False))
+        elif ctx.materialize_grads:
+            grads.append(Tensor._make(np.zeros(shape, dt), -1, False))
+        else:
+            grads.append(None)
+    with no_grad():
+        res = ctx.fn_cls.backward(ctx, *grads)
+    res = res if isinstance(res, tuple) else (res,)
+    name = ctx.node_name
+    if len(res) != ctx.n_args:
+        raise RuntimeError(
+            f"function {name} returned an incorrect number of gradients (expected "
+            f"{ctx.n_args}, got {len(res)})"
+        )
+    for j, pos in enumerate(ctx.tensor_positions):
+        s = int(T.I[p + no + j])
+        g = res[pos]
+        if g is None or not T.gaddr[s]:
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(
+                f"function {name} returned a gradient different than None at position "
+                f"{pos + 1}, but the corresponding forward input was not a Variable"
+            )
+        shape, dt = _shape_dtype(s)
+        gd = g._data
+        if gd.shape != shape:
+            gd = _sum_to(gd, shape, name, pos)
+        accumulate(T.gaddr, T.ginit, s, np.ascontiguousarray(gd, dtype=dt).reshape(-1))
+    assert ni == len(ctx.tensor_positions)
+
+
+def _sum_to(g, shape, name, pos):
+    """Sum a gradient down to `shape` if `shape` broadcasts to it; else PyTorch's error."""
+    lead = g.ndim - len(shape)
+    ok = lead >= 0 and all(
+        s == gs or s == 1 for s, gs in zip(shape, g.shape[lead:])
+    )
+    if not ok:
+        raise RuntimeError(
+            f"Function {name} returned an invalid gradient at index {pos} - got "
+            f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+        )
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, (s, gs) in enumerate(zip(shape, g.shape[lead:])) if s == 1 and gs != 1
+    )
+    return np.add.reduce(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             grad_variables=None):
+    """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
+    outputs = _tuple(tensors)
+    if grad_tensors is None and grad_variables is not None:
+        grad_tensors = grad_variables
+    grads = _tuple(grad_tensors) if grad_tensors is not None else None
+    if grads is not None and len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    seeds = _seeds(outputs, grads, True)
+    retain = bool(retain_graph) if retain_graph is not None else create_graph
+    if inputs is not None:
+        ins = _tuple(inputs)
+        if not ins:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        res = _run(outputs, seeds, retain, [_slot(t) for t in ins])
+        for t in ins:
+            buf = res.get(t._slot)
+            if buf is not None:
+                _accumulate_grad(t, buf)
+        return
+    res = _run(outputs, seeds, retain, None)
+    for s, buf in res.items():
+        if buf is None:
+            continue
+        t = TAPE.watch[s]()
+        if t is not None:
+            _accumulate_grad(t, buf)
+
+
+def _accumulate_grad(t, buf):
+    if t._grad is None:
+        t._grad = Tensor._make(buf, -1, False)
+    else:
+        t._grad._data += buf.reshape(t._grad._data.shape)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return d(sum of outputs . grad_outputs)/d(input) for each input (the VJP)."""
+    if create_graph:
+        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported yet")
+    outs = _tuple(outputs)
+    ins = _tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
+    for i, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
+        if not t._rg:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    seeds = _seeds(outs, _tuple(grad_outputs) if grad_outputs is not None else None, False)
+    retain = bool(retain_graph) if retain_graph is not None else create_graph
+    res = _run(outs, seeds, retain, [_slot(t) for t in ins])
+    out = []
+    for t in ins:
+        buf = res.get(t._slot)
+        if buf is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            out.append(Tensor._make(np.zeros_like(t._data), -1, False) if materialize_grads else None)
+        else:
+            out.append(Tensor._make(buf, -1, False))
+    return tuple(out)
+
+
+__all__ = ["backward", "grad", "R_CODE"]

@@ -1,0 +1,140 @@
+"""Custom differentiable functions: `class F(nbgrad.autograd.Function)`.
+
+`apply` runs `forward` without recording, then records one tape row of code CUSTOM whose
+saved object is the ctx. The compiled sweep stops at that row and hands control back to
+Python, which calls `backward(ctx, *grad_outputs)` and checks what it returns: one
+gradient per forward argument, each of its input's shape or broadcastable down to it.
+"""
+
+import numpy as np
+
+from ..ops.emit import needs_record, slot_of
+from ..ops.registry import BY_NAME, CUSTOM
+from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
+from ..tensor import Tensor
+from .grad_mode import no_grad
+
+_CODE = BY_NAME[CUSTOM].code
+
+
+class FunctionCtx:
+    """The `ctx` of forward/backward; also the row's saved object on the tape."""
+
+    def __init__(self):
+        self.to_save = ()
+        self.needs_input_grad = ()
+        self.non_differentiable = ()
+        self.materialize_grads = True
+        self.freed = False
+        self.dirty = ()
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument "
+                                f"{tensors.index(t)} is of type {type(t).__name__}")
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self):
+        if self.freed:
+            from .engine import SECOND_BACKWARD
+
+            raise RuntimeError(SECOND_BACKWARD)
+        return tuple(t.detach() if isinstance(t, Tensor) else t for t in self.to_save)
+
+    def mark_non_differentiable(self, *outputs):
+        self.non_differentiable = outputs
+
+    def mark_dirty(self, *tensors):
+        self.dirty = tensors
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    def release(self):
+        """Free what backward needed (called when the graph is freed)."""
+        if self.to_save:
+            self.to_save = ()
+            self.freed = True
+
+
+class Function:
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`."""
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions "
+            "are all static, so you should invoke them on the class itself.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        if kwargs:
+            raise TypeError("Function.apply takes positional arguments only")
+        ctx = FunctionCtx()
+        ctx.fn_cls = cls
+        ctx.node_name = cls.__name__ + "Backward"
+        tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
+        record = needs_record([a for _, a in tensors])
+        ctx.needs_input_grad = tuple(
+            isinstance(a, Tensor) and a._rg and record for a in args
+        )
+        with no_grad():
+            result = cls.forward(ctx, *args)
+        single = not isinstance(result, tuple)
+        outs = (result,) if single else result
+        if not record:
+            return result
+        ctx.n_args = len(args)
+        ctx.tensor_positions = tuple(i for i, _ in tensors)
+        in_slots = tuple(slot_of(a) for _, a in tensors)
+        nondiff = {id(t) for t in ctx.non_differentiable}
+        wrapped, diff_arrays = [], []
+        for o in outs:
+            if not isinstance(o, Tensor):
+                wrapped.append(o)
+                continue
+            if id(o) in nondiff or o._data.dtype.kind != "f":
+                wrapped.append(Tensor._make(o._data, -1, False))
+                continue
+            data = o._data if o._data.flags.c_contiguous else np.ascontiguousarray(o._data)
+            wrapped.append(Tensor._make(data, -1, True))
+            diff_arrays.append(data)
+        diff = [w for w in wrapped if isinstance(w, Tensor) and w._rg]
+        if not diff:
+            return wrapped[0] if single else tuple(wrapped)
+        out_slots = tuple(TAPE.new_slot() for _ in diff)
+        # keep the saved tensors' values alive with the row (ctx holds them)
+        dt = 0 if diff[0]._data.dtype == np.float32 else 1
+        k = TAPE.record(_CODE, dt, out_slots, diff[0]._data, in_slots, saved=ctx)
+        if not ctx.to_save:  # nothing to free: may run backward again, as in PyTorch
+            TAPE.R[k, R_SAVED] = SAVES_NONE
+        for s, w in zip(out_slots, diff):
+            w._slot = s
+            _set_slot(TAPE.S, s, w._data, 0 if w._data.dtype == np.float32 else 1, 1, TAPE.n - 1)
+        return wrapped[0] if single else tuple(wrapped)
+
+
+class once_differentiable:  # noqa: N801 - decorator name from PyTorch
+    def __new__(cls, fn):
+        return fn

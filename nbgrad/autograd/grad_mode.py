@@ -1,0 +1,72 @@
+"""no_grad / enable_grad / set_grad_enabled, usable as context managers and decorators."""
+
+import functools
+
+
+class _State:
+    enabled = True
+
+
+STATE = _State()
+
+
+def is_grad_enabled():
+    return STATE.enabled
+
+
+class _GradMode:
+    _mode = None
+
+    def __enter__(self):
+        self._prev = STATE.enabled
+        STATE.enabled = self._mode
+
+    def __exit__(self, *exc):
+        STATE.enabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_GradMode):
+    """Ops inside record nothing and their outputs don't require grad."""
+
+    _mode = False
+
+
+class enable_grad(_GradMode):
+    _mode = True
+
+
+class set_grad_enabled(_GradMode):
+    """Sets the mode on construction (so a bare call works), restores it on exit."""
+
+    def __init__(self, mode):
+        self._prev = STATE.enabled
+        self._mode = bool(mode)
+        STATE.enabled = self._mode
+
+    def __enter__(self):
+        STATE.enabled = self._mode
+
+    def __call__(self, fn):
+        STATE.enabled = self._prev
+        mode = self._mode
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class inference_mode(no_grad):
+    def __init__(self, mode=True):
+        self._mode = not mode

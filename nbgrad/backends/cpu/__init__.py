@@ -1,0 +1,1 @@
+"""The CPU backend: Numba @njit kernels and the compiled reverse sweep."""

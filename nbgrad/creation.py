@@ -1,0 +1,237 @@
+"""Tensor factories: tensor, from_numpy, zeros, ones, full, eye, arange, rand, randn, ..."""
+
+import numbers
+
+import numpy as np
+
+from . import _dtype
+from .tensor import Tensor
+
+_rng = [np.random.default_rng()]
+
+
+def manual_seed(seed):
+    _rng[0] = np.random.default_rng(int(seed))
+
+
+def seed():
+    s = int(np.random.SeedSequence().entropy % (2**63))
+    manual_seed(s)
+    return s
+
+
+def _check_device(device):
+    if device is None:
+        return
+    from .device import device as Device
+
+    d = Device(device) if not isinstance(device, Device) else device
+    if d.type != "cpu":
+        raise RuntimeError(f"nbgrad was not built with support for device '{d}'")
+
+
+def _finish(arr, requires_grad, device=None):
+    _check_device(device)
+    arr = np.ascontiguousarray(arr)
+    t = Tensor._make(arr, -1, False)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data):
+    """PyTorch's inference: Python floats -> default dtype, ints -> int64, bools -> bool."""
+    flat = data
+    while isinstance(flat, (list, tuple)) and flat:
+        flat = flat[0]
+    kinds = set()
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, Tensor):
+            kinds.add(x._data.dtype.kind)
+        elif isinstance(x, bool | np.bool_):
+            kinds.add("b")
+        elif isinstance(x, numbers.Integral):
+            kinds.add("i")
+        elif isinstance(x, numbers.Real):
+            kinds.add("f")
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+    walk(data)
+    if "f" in kinds:
+        return _dtype.get_default_dtype()
+    if "i" in kinds:
+        return _dtype.int64
+    if "b" in kinds:
+        return _dtype.bool_
+    return _dtype.get_default_dtype()
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    dtype = _dtype.as_dtype(dtype)
+    if isinstance(data, Tensor):
+        arr = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        arr = np.array(data, copy=True)
+        if arr.dtype == np.float16:
+            arr = arr.astype(np.float32)
+        _dtype.from_numpy_dtype(arr.dtype) if dtype is None else None
+    elif isinstance(data, np.generic):
+        arr = np.array(data)
+    else:
+        if dtype is None:
+            dtype = _infer_dtype(data)
+
+        def unwrap(x):
+            if isinstance(x, Tensor):
+                return x._data.tolist()
+            if isinstance(x, (list, tuple)):
+                return [unwrap(y) for y in x]
+            return x
+
+        try:
+            arr = np.array(unwrap(data), dtype=dtype.np)
+        except ValueError as e:
+            raise ValueError(f"expected sequence of equal-length lists: {e}") from None
+    if dtype is not None and arr.dtype != dtype.np:
+        arr = arr.astype(dtype.np)
+    if requires_grad and arr.dtype.kind != "f":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    return _finish(arr, requires_grad, device)
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or data.dtype is _dtype.as_dtype(dtype)):
+        return data
+    if isinstance(data, np.ndarray) and dtype is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr):
+    """Share memory with a C-contiguous array (others are copied: nbgrad needs contiguity)."""
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    _dtype.from_numpy_dtype(arr.dtype)
+    return Tensor._make(np.ascontiguousarray(arr), -1, False)
+
+
+def _shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(
+                f"zeros(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__}"
+            )
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _dt(dtype):
+    return (_dtype.as_dtype(dtype) or _dtype.get_default_dtype()).np
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_shape(size), _dt(dtype)), requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.ones(_shape(size), _dt(dtype)), requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.empty(_shape(size), _dt(dtype)), requires_grad, device)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        if isinstance(fill_value, bool):
+            dtype = _dtype.bool_
+        elif isinstance(fill_value, numbers.Integral):
+            dtype = _dtype.int64
+    return _finish(np.full(_shape((size,)), fill_value, _dt(dtype)), requires_grad, device)
+
+
+def _like(t, dtype):
+    return (_dtype.as_dtype(dtype) or t.dtype).np
+
+
+def zeros_like(t, dtype=None, device=None, requires_grad=False):
+    return _finish(np.zeros(t._data.shape, _like(t, dtype)), requires_grad, device)
+
+
+def ones_like(t, dtype=None, device=None, requires_grad=False):
+    return _finish(np.ones(t._data.shape, _like(t, dtype)), requires_grad, device)
+
+
+def empty_like(t, dtype=None, device=None, requires_grad=False):
+    return _finish(np.empty(t._data.shape, _like(t, dtype)), requires_grad, device)
+
+
+def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+    return _finish(np.full(t._data.shape, fill_value, _like(t, dtype)), requires_grad, device)
+
+
+def rand_like(t, dtype=None, device=None, requires_grad=False):
+    return rand(*t._data.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def randn_like(t, dtype=None, device=None, requires_grad=False):
+    return randn(*t._data.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad, device)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
+        dtype = _dtype.int64 if ints else _dtype.get_default_dtype()
+    return _finish(np.arange(start, end, step).astype(_dt(dtype)), requires_grad, device)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad, device)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    a = _rng[0].random(_shape(size), dtype=np.float64).astype(_dt(dtype))
+    return _finish(a, requires_grad, device)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    a = _rng[0].standard_normal(_shape(size)).astype(_dt(dtype))
+    return _finish(a, requires_grad, device)
+
+
+def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    a = _rng[0].integers(low, high, size=_shape((size,)))
+    return _finish(a.astype(_dt(dtype or _dtype.int64)), requires_grad, device)
+
+
+def randperm(n, dtype=None, device=None):
+    return _finish(_rng[0].permutation(n).astype(_dt(dtype or _dtype.int64)), False, device)
+
+
+def normal_(t, mean=0.0, std=1.0):
+    t._data[...] = _rng[0].normal(mean, std, t._data.shape)
+    return t
+
+
+def uniform_(t, a=0.0, b=1.0):
+    t._data[...] = _rng[0].uniform(a, b, t._data.shape)
+    return t

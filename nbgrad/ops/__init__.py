@@ -1,0 +1,1 @@
+"""The op table, grouped by family. Importing this package registers every op."""

@@ -1,0 +1,122 @@
+"""Matrix products. Forward by NumPy's matmul (BLAS); the VJP calls BLAS from Numba.
+
+Every product is recorded as one row over a batch of matrices: a is (Ba, m, k), b is
+(Bb, k, n), the output (B, m, n), where Ba and Bb are B or 1 (a shared matrix). 1-D
+operands are matrices with a unit dimension, which changes no memory layout; batch dims
+that broadcast any other way are expanded first (ExpandBackward0 sums them back).
+"""
+
+import numpy as np
+from numba import njit
+
+from ..backends.cpu.rowio import acc, iattr, in_slot, out_slot, value, wants, cot
+from ..tensor import Tensor
+from .emit import emit
+from .registry import register
+
+_NODES = {"dot": "DotBackward0", "mv": "MvBackward0", "mm": "MmBackward0", "bmm": "BmmBackward0"}
+_OPS = {k: register("matmul_" + k, v, "nbgrad.ops.linalg:vjp_matmul") for k, v in _NODES.items()}
+
+
+@njit(cache=True)
+def vjp_matmul(T, k, V):
+    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    B, m, kk, n = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
+    ab, bb = iattr(T, k, 4), iattr(T, k, 5)
+    g = cot(T, s_y, V).reshape((B, m, n))
+    if wants(T, s_a):
+        b = value(T, s_b, V).reshape((B if bb else 1, kk, n))
+        ga = acc(T, s_a, V).reshape((B if ab else 1, m, kk))
+        for i in range(B):
+            ga[i if ab else 0] += np.dot(g[i], b[i if bb else 0].T)
+    if wants(T, s_b):
+        a = value(T, s_a, V).reshape((B if ab else 1, m, kk))
+        gb = acc(T, s_b, V).reshape((B if bb else 1, kk, n))
+        for i in range(B):
+            gb[i if bb else 0] += np.dot(a[i if ab else 0].T, g[i])
+
+
+def _check(a, b, name):
+    for t in (a, b):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{name}(): argument must be Tensor, not {type(t).__name__}")
+        if t._data.ndim == 0:
+            raise RuntimeError(
+                "both arguments to matmul need to be at least 1D, but they are "
+                f"{a._data.ndim}D and {b._data.ndim}D"
+            )
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
+            f"{b.dtype.name}"
+        )
+
+
+def matmul(a, b):
+    _check(a, b, "matmul")
+    da, db = a._data, b._data
+    na, nb = da.ndim, db.ndim
+    ka = da.shape[-1]
+    kb = db.shape[-2] if nb > 1 else db.shape[0]
+    if ka != kb:
+        if na == 1 and nb == 1:
+            raise RuntimeError(
+                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
+                "number of elements, but got {} and {} elements respectively".format(
+                    da.shape[0], db.shape[0], da.shape[0], db.shape[0]
+                )
+            )
+        ra = (da.shape[0] if na > 1 else 1, ka) if na <= 2 else (da.size // ka, ka)
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
+            f"{kb}x{db.shape[-1] if nb > 1 else 1})"
+        )
+    if not a.dtype.is_floating_point:
+        return Tensor._make(np.ascontiguousarray(np.matmul(da, db)), -1, False)
+    m = da.shape[-2] if na > 1 else 1
+    n = db.shape[-1] if nb > 1 else 1
+    bsa, bsb = da.shape[:-2], db.shape[:-2]
+    if bsa and bsb and bsa != bsb:
+        from .pointwise import broadcast_shapes
+        from .views import expand
+
+        bs = broadcast_shapes(bsa, bsb)
+        if bsa != bs:
+            a = expand(a, bs + da.shape[-2:])
+        if bsb != bs:
+            b = expand(b, bs + db.shape[-2:])
+        return matmul(a, b)
+    out = np.ascontiguousarray(np.matmul(da, db))
+    if not bsa and not bsb:
+        kind = "dot" if na == nb == 1 else ("mv" if nb == 1 else "mm")
+        attrs = (1, m, ka, n, 1, 1)
+    elif bsa and not bsb:  # (..., m, k) @ (k, n): one big matrix product
+        B = int(np.prod(bsa))
+        kind, attrs = "mm", (1, B * m, ka, n, 1, 1)
+    else:
+        B = int(np.prod(bsa or bsb))
+        kind, attrs = "bmm", (B, m, ka, n, 1 if bsa else 0, 1 if bsb else 0)
+    return emit(_OPS[kind], out, (a, b), iattrs=attrs, saved=(da, db))
+
+
+def mm(a, b):
+    _check(a, b, "mm")
+    if a._data.ndim != 2 or b._data.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    return matmul(a, b)
+
+
+def dot(a, b):
+    _check(a, b, "dot")
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors"
+        )
+    return matmul(a, b)
+
+
+def outer(a, b):
+    """a[i] * b[j], recorded as a broadcast multiply (MulBackward0, as PyTorch)."""
+    from .views import reshape
+
+    return reshape(a, (-1, 1)) * reshape(b, (1, -1))

@@ -1,0 +1,271 @@
+"""Tensor-level elementwise ops: validation, dtype promotion, broadcasting, dispatch.
+
+The kernels come from the rules in `elementwise.py` via the generator; this module only
+decides which kernel runs on which buffers and records the row. Integer and bool tensors
+never carry gradients, so their arithmetic is plain NumPy.
+"""
+
+import numbers
+
+import numpy as np
+from numba import njit
+
+from .. import _dtype
+from ..backends.cpu import codegen
+from ..backends.cpu.codegen import PAR_MIN
+from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
+from ..backends.cpu.memory import v32, v64
+from ..tape import S_DT
+from ..tensor import Tensor
+from . import elementwise as ew
+from .emit import emit
+from .registry import BY_NAME, register
+
+_UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
+_BINARY_SAVES = {(n, v): ew.binary_saves(n, v) for n in ew.BINARY for v in ("tt", "ts", "st")}
+_OP = {n: BY_NAME[n] for n in BY_NAME}
+_NUMPY_BINARY = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": np.true_divide,
+    "pow": np.power,
+}
+# PyTorch saves the scalar operand of these (so a second backward through them fails)
+_SAVES_SCALAR = ("mul", "div", "pow")
+_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
+
+
+def _kernels(name):
+    return getattr(codegen.K, "fwd_" + name)
+
+
+def is_scalar(x):
+    return isinstance(x, numbers.Number) and not isinstance(x, complex)
+
+
+def unary(name, x):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    data = x._data
+    if data.dtype.kind != "f":
+        # integer input: computed in the default float dtype, as torch does for exp/sin/...
+        if name in ("neg", "abs", "relu"):
+            out = {"neg": np.negative, "abs": np.abs, "relu": lambda a: np.maximum(a, 0)}[name]
+            return Tensor._make(out(data), -1, False)
+        data = data.astype(_dtype.get_default_dtype().np)
+        x = Tensor._make(data, -1, False)
+    out = np.empty_like(data)
+    k = codegen.K
+    if data.size >= PAR_MIN:
+        getattr(k, f"fwd_{name}_par")(data, out)
+    else:
+        getattr(k, f"fwd_{name}")(data, out)
+    saves = _UNARY_SAVES[name]
+    saved = tuple(data if v == "x" else out for v in saves) or None
+    return emit(_OP[name], out, (x,), saved=saved)
+
+
+def broadcast_shapes(sa, sb):
+    """The broadcast shape, or PyTorch's error naming the first mismatched dimension."""
+    na, nb = len(sa), len(sb)
+    n = max(na, nb)
+    out = [0] * n
+    for i in range(n):
+        da = sa[i - n + na] if i - n + na >= 0 else 1
+        db = sb[i - n + nb] if i - n + nb >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                f"non-singleton dimension {i}"
+            )
+        out[i] = da if db == 1 else db
+    return tuple(out)
+
+
+def _strides(shape, out_shape):
+    """Element strides of a C-contiguous `shape` broadcast to `out_shape`."""
+    n = len(out_shape)
+    st = np.zeros(n, np.int64)
+    run = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] != 1:
+            st[d + n - len(shape)] = run
+        run *= shape[d]
+    return st
+
+
+def _result_dtype(a, b):
+    da, db = a.dtype, b.dtype
+    if da is db:
+        return da
+    # a 0-dim tensor does not promote a higher-dim one within its category (as torch)
+    if a._data.ndim == 0 and b._data.ndim != 0 and da.is_floating_point == db.is_floating_point:
+        return db
+    if b._data.ndim == 0 and a._data.ndim != 0 and da.is_floating_point == db.is_floating_point:
+        return da
+    return _dtype.promote_types(da, db)
+
+
+def _numpy_fallback(name, a, b, dt):
+    """Integer/bool arithmetic (no gradients possible)."""
+    if name == "div":
+        dt = dt if dt.is_floating_point else _dtype.get_default_dtype()
+    if name == "pow" and not dt.is_floating_point and np.any(np.asarray(b) < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    with np.errstate(all="ignore"):
+        r = _NUMPY_BINARY[name](a, b)
+    return Tensor._make(np.ascontiguousarray(np.asarray(r, dtype=dt.np)), -1, False)
+
+
+def binary(name, a, b):
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        return _tensor_tensor(name, a, b)
+    if ta and is_scalar(b):
+        return _tensor_scalar(name, a, b, "ts")
+    if tb and is_scalar(a):
+        return _tensor_scalar(name, b, a, "st")
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        raise TypeError(
+            f"unsupported operand type(s) for {_SYMBOL[name]}: mix of nbgrad.Tensor and "
+            "numpy.ndarray; wrap the array with nbgrad.from_numpy() or nbgrad.tensor()"
+        )
+    raise TypeError(
+        f"unsupported operand type(s) for {_SYMBOL[name]}: '{type(a).__name__}' and "
+        f"'{type(b).__name__}'"
+    )
+
+
+def _tensor_scalar(name, t, c, variant):
+    dt = _dtype.result_type_scalar(t.dtype, c)
+    if not dt.is_floating_point or name == "div" and not t.dtype.is_floating_point:
+        a, b = (t._data, c) if variant == "ts" else (c, t._data)
+        return _numpy_fallback(name, a, b, dt)
+    if t.dtype is not dt:
+        t = Tensor._make(t._data.astype(dt.np), -1, False)
+    data = t._data
+    out = np.empty_like(data)
+    c = float(c)
+    suffix = "_" + variant
+    if variant == "ts":
+        _kernels(name + suffix)(data, c, out)
+    else:
+        _kernels(name + suffix)(c, data, out)
+    saves = _BINARY_SAVES[(name, variant)]
+    saved = tuple(data if v in "ab" else out for v in saves)
+    if not saved and name not in _SAVES_SCALAR:
+        saved = None
+    return emit(_OP[name + suffix], out, (t,), fattrs=(c,), saved=saved)
+
+
+def _tensor_tensor(name, a, b):
+    dt = _result_dtype(a, b)
+    if not dt.is_floating_point:
+        broadcast_shapes(a._data.shape, b._data.shape)
+        return _numpy_fallback(name, a._data, b._data, dt)
+    if a.dtype is not dt:
+        a = to(a, dt)
+    if b.dtype is not dt:
+        b = to(b, dt)
+    da, db = a._data, b._data
+    if da.shape == db.shape:
+        out = np.empty_like(da)
+        if da.size >= PAR_MIN:
+            _kernels(name + "_par")(da, db, out)
+        else:
+            _kernels(name)(da, db, out)
+    else:
+        shape = broadcast_shapes(da.shape, db.shape)
+        out = np.empty(shape, dt.np)
+        if da.size == db.size == out.size:
+            _kernels(name)(da, db, out)
+        else:
+            shp = np.array(shape, np.int64)
+            _kernels(name + "_bc")(da, db, out, shp, _strides(da.shape, shape), _strides(db.shape, shape))
+    saves = _BINARY_SAVES[(name, "tt")]
+    saved = tuple(da if v == "a" else db if v == "b" else out for v in saves) or None
+    return emit(_OP[name], out, (a, b), saved=saved)
+
+
+# -- comparisons and logical ops: no gradient ------------------------------------------
+_CMP = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def compare(name, a, b):
+    if isinstance(b, Tensor):
+        broadcast_shapes(a._data.shape, b._data.shape)
+        bd = b._data
+    elif is_scalar(b):
+        bd = b
+    else:
+        return NotImplemented
+    return Tensor._make(np.ascontiguousarray(_CMP[name](a._data, bd)), -1, False)
+
+
+def logical(name, a, b):
+    bd = b._data if isinstance(b, Tensor) else b
+    if a._data.dtype.kind not in "bi":
+        raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'{a.dtype.name}\'')
+    f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
+    return Tensor._make(np.ascontiguousarray(f(a._data, bd)), -1, False)
+
+
+# -- dtype conversion (differentiable between float dtypes) -----------------------------
+_TO = register("to", "ToCopyBackward0", "nbgrad.ops.pointwise:vjp_to")
+
+
+@njit(cache=True)
+def _store(gx, g, init):
+    if init:
+        for i in range(g.size):
+            gx[i] = g[i]
+    else:
+        for i in range(g.size):
+            gx[i] += g[i]
+
+
+@njit(cache=True)
+def vjp_to(T, k, V):
+    s_y = out_slot(T, k, 0)
+    s_x = in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    g = cot(T, s_y, V)
+    if T[3][s_x, S_DT] == 0:
+        _store(v32(T[4][s_x], g.size), g, first(T, s_x))
+    else:
+        _store(v64(T[4][s_x], g.size), g, first(T, s_x))
+
+
+def cast(t, dt):
+    """`t` as dtype `dt`; recorded (ToCopyBackward0) between float dtypes."""
+    if t.dtype is dt:
+        return t
+    out = t._data.astype(dt.np)
+    if dt.is_floating_point and t.dtype.is_floating_point:
+        return emit(_TO, out, (t,))
+    return Tensor._make(out, -1, False)
+
+
+def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    from ..device import parse_to_args
+
+    dev, dt = parse_to_args(args, dtype, device)
+    dt = _dtype.as_dtype(dt)
+    if dev is not None and dev.type != "cpu":
+        raise RuntimeError(f"nbgrad was not built with support for device '{dev}'")
+    if dt is None or dt is t.dtype:
+        return t.clone() if copy else t
+    return cast(t, dt)
+
+
+def as_tensor_like(x, like):
+    return Tensor._make(np.ascontiguousarray(np.asarray(x, like._data.dtype)), -1, False)

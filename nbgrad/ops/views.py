@@ -1,0 +1,364 @@
+"""Shape ops and basic indexing.
+
+Two VJP kernels cover them all:
+
+* `vjp_flat`: the output has the input's elements in the same order (reshape, view,
+  flatten, squeeze, unsqueeze, clone): gx += g, element for element;
+* `vjp_strided`: each output element is input element `offset + sum(idx * stride)`
+  (slicing, select, transpose, permute, expand): gx[offset + idx.stride] += g. Expand
+  maps many outputs to one input (stride 0), so its VJP is the sum PyTorch computes.
+
+Forward values are NumPy views made contiguous; the row stores offset and strides in
+elements of the input's C-contiguous buffer.
+"""
+
+import numpy as np
+from numba import njit
+
+from ..autograd.grad_mode import STATE
+from ..backends.cpu.rowio import (
+    acc, cot, first, iattr, iattrs, in_slot, ndim, numel, out_slot, shape, step, wants,
+)
+from ..tensor import Tensor, _wrap_dim
+from .emit import emit
+from .registry import register
+
+_V = "nbgrad.ops.views:"
+_FLAT = {
+    n: register(n, node, _V + "vjp_flat")
+    for n, node in (
+        ("view", "ViewBackward0"),
+        ("unsafe_view", "UnsafeViewBackward0"),
+        ("unsqueeze", "UnsqueezeBackward0"),
+        ("squeeze", "SqueezeBackward0"),
+        ("squeeze_dim", "SqueezeBackward1"),
+        ("clone", "CloneBackward0"),
+    )
+}
+_STRIDED = {
+    n: register(n, node, _V + "vjp_strided")
+    for n, node in (
+        ("slice", "SliceBackward0"),
+        ("select", "SelectBackward0"),
+        ("transpose", "TransposeBackward0"),
+        ("permute", "PermuteBackward0"),
+        ("expand", "ExpandBackward0"),
+        ("index_basic", "IndexBackward0"),
+    )
+}
+_SETITEM = register("setitem", "CopySlices", _V + "vjp_setitem")
+
+
+@njit(cache=True)
+def vjp_flat(T, k, V):
+    s_y = out_slot(T, k, 0)
+    s_x = in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    g = cot(T, s_y, V)
+    gx = cot(T, s_x, V)
+    if first(T, s_x):
+        gx[:] = g
+    else:
+        for i in range(g.size):
+            gx[i] += g[i]
+
+
+@njit(cache=True)
+def vjp_strided(T, k, V):
+    s_y = out_slot(T, k, 0)
+    s_x = in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    g = cot(T, s_y, V)
+    gx = acc(T, s_x, V)
+    shp = shape(T, s_y)
+    st = iattrs(T, k, 1, shp.size)
+    idx = np.zeros(shp.size, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = iattr(T, k, 0)
+    for i in range(g.size):
+        gx[offs[0]] += g[i]
+        step(idx, shp, offs, st, st)
+
+
+@njit(cache=True)
+def vjp_setitem(T, k, V):
+    """out = x with view(x) := v. gx = g with the view zeroed; gv = g[view] summed to v."""
+    s_y, s_x, s_v = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    g = cot(T, s_y, V)
+    nd = iattr(T, k, 1)
+    shp = iattrs(T, k, 2, nd)
+    xst = iattrs(T, k, 2 + nd, nd)
+    vst = iattrs(T, k, 2 + 2 * nd, nd)
+    cnt = 1
+    for d in range(nd):
+        cnt *= shp[d]
+    if wants(T, s_v):
+        gv = acc(T, s_v, V)
+        idx = np.zeros(nd, np.int64)
+        offs = np.zeros(2, np.int64)
+        offs[0] = iattr(T, k, 0)
+        for i in range(cnt):
+            gv[offs[1]] += g[offs[0]]
+            step(idx, shp, offs, xst, vst)
+    if wants(T, s_x):
+        h = g.copy()
+        idx = np.zeros(nd, np.int64)
+        offs = np.zeros(2, np.int64)
+        offs[0] = iattr(T, k, 0)
+        for i in range(cnt):
+            h[offs[0]] = 0
+            step(idx, shp, offs, xst, xst)
+        gx = cot(T, s_x, V)
+        if first(T, s_x):
+            gx[:] = h
+        else:
+            for i in range(h.size):
+                gx[i] += h[i]
+
+
+def as_shape(args):
+    """Accept f(2, 3), f((2, 3)) and f([2, 3]) as PyTorch does."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    out = []
+    for a in args:
+        if isinstance(a, Tensor):
+            a = a.item()
+        if not isinstance(a, (int, np.integer)):
+            raise TypeError(f"shape must be a sequence of ints, got {type(a).__name__}")
+        out.append(int(a))
+    return tuple(out)
+
+
+def _infer(shape, numel):
+    shape = list(shape)
+    neg = [i for i, d in enumerate(shape) if d == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for d in shape:
+        if d < -1:
+            raise RuntimeError(f"invalid shape dimension {d}")
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def _flat(x, new_shape, name):
+    out = x._data.reshape(new_shape)
+    return emit(_FLAT[name], out, (x,))
+
+
+def reshape(x, shape, node=None):
+    shape = _infer(as_shape(shape) if isinstance(shape, (tuple, list)) else (shape,), x._data.size)
+    if shape == x._data.shape and not x._rg:
+        return Tensor._make(x._data, -1, False)
+    return _flat(x, shape, "view")
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    nd = x._data.ndim
+    if nd == 0:
+        return _flat(x, (1,), "view")
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    sh = x._data.shape
+    return _flat(x, sh[:s] + (int(np.prod(sh[s : e + 1])),) + sh[e + 1 :], "view")
+
+
+def unsqueeze(x, dim):
+    nd = x._data.ndim
+    d = _wrap_dim(dim, nd + 1)
+    sh = x._data.shape
+    return _flat(x, sh[:d] + (1,) + sh[d:], "unsqueeze")
+
+
+def squeeze(x, dim=None):
+    sh = x._data.shape
+    if dim is None:
+        return _flat(x, tuple(n for n in sh if n != 1), "squeeze")
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = {_wrap_dim(d, len(sh)) for d in dims} if sh else set()
+    return _flat(x, tuple(n for i, n in enumerate(sh) if not (i in dims and n == 1)), "squeeze_dim")
+
+
+def clone(x):
+    return emit(_FLAT["clone"], x._data.copy(), (x,))
+
+
+def _strided(x, view, name):
+    """Record `view` (a NumPy view of x's buffer) as a strided gather of x."""
+    out = np.ascontiguousarray(view)
+    if not (STATE.enabled and x._rg):
+        return Tensor._make(out, -1, False)
+    item = x._data.itemsize
+    base = x._data.__array_interface__["data"][0]
+    offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
+    strides = tuple(s // item for s in view.strides)
+    return emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
+
+
+def transpose(x, dim0, dim1):
+    nd = x._data.ndim
+    if nd == 0:
+        return x if not x._rg else _strided(x, x._data, "transpose")
+    d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    perm = list(range(nd))
+    perm[d0], perm[d1] = perm[d1], perm[d0]
+    return _strided(x, x._data.transpose(perm), "transpose")
+
+
+def permute(x, dims):
+    nd = x._data.ndim
+    if len(dims) != nd:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {nd} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    w = [_wrap_dim(d, nd) for d in dims]
+    if len(set(w)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _strided(x, x._data.transpose(w), "permute")
+
+
+def expand(x, sizes):
+    sizes = tuple(sizes)
+    sh = x._data.shape
+    if len(sizes) < len(sh):
+        raise RuntimeError(
+            f"expand({x.dtype.name.capitalize()}Tensor{{{list(sh)}}}, size={list(sizes)}): "
+            "the number of sizes provided "
+            f"({len(sizes)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(sh)})"
+        )
+    target = []
+    lead = len(sizes) - len(sh)
+    for i, s in enumerate(sizes):
+        have = sh[i - lead] if i >= lead else None
+        if s == -1:
+            if have is None:
+                raise RuntimeError(
+                    f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"non-existing dimension {i}"
+                )
+            s = have
+        if have is not None and have != 1 and have != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({have}) "
+                f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                f"sizes: {list(sh)}"
+            )
+        target.append(s)
+    target = tuple(target)
+    if target == sh:
+        return x
+    return _strided(x, np.broadcast_to(x._data, target), "expand")
+
+
+def _normalize_index(x, index):
+    if not isinstance(index, tuple):
+        index = (index,)
+    for i in index:
+        if isinstance(i, (Tensor, list, np.ndarray)) or (
+            isinstance(i, bool) and not isinstance(i, (int,))
+        ):
+            raise NotImplementedError(
+                "advanced (tensor/list/bool) indexing is not supported yet; use slices, ints, "
+                "None and ..."
+            )
+        if isinstance(i, float):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                "are valid indices (got float)"
+            )
+    if not any(i is Ellipsis for i in index):
+        index = index + (Ellipsis,)  # keeps a 0-d result an array, not a NumPy scalar
+    # bounds, with PyTorch's wording
+    dim = 0
+    sh = x._data.shape
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > len(sh):
+        raise IndexError(
+            f"too many indices for tensor of dimension {len(sh)}"
+        )
+    for i in index:
+        if i is Ellipsis:
+            dim += len(sh) - n_real
+            continue
+        if i is None:
+            continue
+        if isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            if not -sh[dim] <= i < sh[dim]:
+                raise IndexError(
+                    f"index {i} is out of bounds for dimension {dim} with size {sh[dim]}"
+                )
+        elif isinstance(i, slice):
+            if i.step is not None and i.step <= 0:
+                raise ValueError("step must be greater than zero")
+        dim += 1
+    return index
+
+
+def getitem(x, index):
+    index = _normalize_index(x, index)
+    view = x._data[index]
+    kinds = {type(i) for i in index if i is not Ellipsis}
+    if kinds <= {type(None)}:
+        return _flat(x, view.shape, "unsqueeze") if x._rg and STATE.enabled else Tensor._make(
+            np.ascontiguousarray(view), -1, False
+        )
+    name = "slice" if slice in kinds and len(kinds) == 1 else "select"
+    if kinds - {slice, type(None)} and slice in kinds:
+        name = "index_basic"
+    return _strided(x, view, name)
+
+
+def setitem(x, index, value):
+    """x[index] = value. Recorded out of place (CopySlices) when gradients flow."""
+    from .pointwise import as_tensor_like, is_scalar
+
+    index = _normalize_index(x, index)
+    v = value if isinstance(value, Tensor) else None
+    if v is None:
+        if not (is_scalar(value) or isinstance(value, (list, tuple, np.ndarray))):
+            raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+        v = as_tensor_like(value, x)
+    view = x._data[index]
+    try:
+        np.broadcast_shapes(v._data.shape, view.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(v._data.shape)} cannot be broadcast "
+            f"to indexing result of shape {list(view.shape)}"
+        ) from None
+    if not (STATE.enabled and (x._rg or v._rg)):
+        x._data[index] = v._data
+        x._version += 1
+        return
+    if x._leaf and x._rg:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if v.dtype is not x.dtype:
+        v = v.to(x.dtype)
+    out = x._data.copy()
+    out[index] = v._data
+    item = x._data.itemsize
+    off = (view.__array_interface__["data"][0] - x._data.__array_interface__["data"][0]) // item
+    nd = view.ndim
+    xst = tuple(s // item for s in view.strides)
+    vb = np.broadcast_to(v._data, view.shape)
+    vst = tuple(s // item for s in vb.strides)
+    attrs = (off if view.size else 0, nd) + view.shape + xst + vst
+    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs))

@@ -1,0 +1,233 @@
+"""The tape: one row of numbers per recorded op, and the slot table of values.
+
+Layout (all int64 unless noted):
+
+    rows  R[k]   code, dtype code, n_out, n_in, payload position/length in I,
+                 float-attr position in F, freed flag
+    I            per-row payload: out slots, in slots, then the op's int attrs
+    F (float64)  per-row float attrs (scalar operands, scale factors)
+    slots S[s]   address, numel, ndim, dtype code, requires-grad, producer row, shape
+
+A value on the tape is a *slot*. Slot ids are stable for the life of the value (a free
+list recycles them); rows are kept in recording order, which is a topological order, and
+are compacted by a mark pass (`_gc`) when the tape fills. A row is alive while some live
+tensor's slot can reach it, so memory stays flat across a training loop.
+
+The NumPy arrays a row's VJP reads are kept alive by `saved[k]` (an object array, so
+freeing a graph is one vectorised assignment); the VJP reads them by address.
+"""
+
+import weakref
+
+import numpy as np
+from numba import njit
+
+# row columns
+R_CODE, R_DT, R_NOUT, R_NIN, R_IPOS, R_ILEN, R_FPOS, R_FLEN, R_SAVED = range(9)
+# R_SAVED: 0 the row saves nothing (it can run again after backward, as in PyTorch),
+# 1 it holds saved values, 2 they were freed by a backward without retain_graph
+SAVES_NONE, SAVES_LIVE, SAVES_FREED = 0, 1, 2
+RW = 9
+# slot columns
+S_ADDR, S_NUMEL, S_NDIM, S_DT, S_RG, S_PROD, S_SHAPE = range(7)
+MAXD = 10
+SW = S_SHAPE + MAXD
+
+
+@njit(cache=True)
+def _set_slot(S, s, arr, dt, rg, prod):
+    S[s, S_ADDR] = arr.ctypes.data
+    S[s, S_NUMEL] = arr.size
+    S[s, S_NDIM] = arr.ndim
+    S[s, S_DT] = dt
+    S[s, S_RG] = rg
+    S[s, S_PROD] = prod
+    for d in range(arr.ndim):
+        S[s, S_SHAPE + d] = arr.shape[d]
+
+
+@njit(cache=True)
+def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
+    R[k, R_CODE] = code
+    R[k, R_DT] = dt
+    R[k, R_NOUT] = nout
+    R[k, R_NIN] = nin
+    R[k, R_IPOS] = ipos
+    R[k, R_ILEN] = ilen
+    R[k, R_FPOS] = fpos
+    R[k, R_FLEN] = flen
+    R[k, R_SAVED] = saves
+
+
+@njit(cache=True)
+def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
+    """The common row: one output, at most two inputs and one float attr, no int attrs."""
+    _row_header(R, k, code, dt, 1, nin, ipos, 1 + nin, fpos, nf, saves)
+    I[ipos] = out
+    I[ipos + 1] = in0
+    if nin == 2:
+        I[ipos + 2] = in1
+    if nf:
+        F[fpos] = f0
+    _set_slot(S, out, out_arr, dt, 1, k)
+
+
+@njit(cache=True)
+def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves):
+    """Any row: `payload` is outs, ins, int attrs; `out_arr` is the value of outs[0]."""
+    _row_header(R, k, code, dt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
+    I[ipos : ipos + payload.size] = payload
+    F[fpos : fpos + fattrs.size] = fattrs
+    _set_slot(S, payload[0], out_arr, dt, 1, k)
+
+
+@njit(cache=True)
+def _gc(R, I, F, S, n, live_slot):
+    """Mark rows reachable from live slots, compact them in place; return the kept rows.
+
+    `live_slot` (uint8) enters marking the slots held by live tensors and leaves marking
+    every slot still referenced (so the caller can free the rest).
+    """
+    keep = np.zeros(n, np.uint8)
+    for k in range(n - 1, -1, -1):
+        p = R[k, R_IPOS]
+        no = R[k, R_NOUT]
+        alive = False
+        for j in range(no):
+            if live_slot[I[p + j]]:
+                alive = True
+        if alive:
+            keep[k] = 1
+            for j in range(no + R[k, R_NIN]):
+                live_slot[I[p + j]] = 1
+    kept = np.nonzero(keep)[0]
+    ipos = 0
+    fpos = 0
+    for newk in range(kept.size):
+        k = kept[newk]
+        p, ln, fp, fl = R[k, R_IPOS], R[k, R_ILEN], R[k, R_FPOS], R[k, R_FLEN]
+        for j in range(ln):
+            I[ipos + j] = I[p + j]
+        for j in range(fl):
+            F[fpos + j] = F[fp + j]
+        for c in range(RW):
+            R[newk, c] = R[k, c]
+        R[newk, R_IPOS] = ipos
+        R[newk, R_FPOS] = fpos
+        for j in range(R[newk, R_NOUT]):
+            S[I[ipos + j], S_PROD] = newk
+        ipos += ln
+        fpos += fl
+    return kept, ipos, fpos
+
+
+class Tape:
+    """The process-wide tape. Not thread-safe: one thread records at a time, as in eager code."""
+
+    def __init__(self, rows=4096, slots=4096):
+        self.R = np.zeros((rows, RW), np.int64)
+        self.I = np.zeros(rows * 8, np.int64)
+        self.F = np.zeros(rows * 2, np.float64)
+        self.S = np.zeros((slots, SW), np.int64)
+        self.saved = np.empty(rows, object)  # per row: what its VJP reads (or a custom ctx)
+        self.n = 0  # rows used
+        self.ipos = 0
+        self.fpos = 0
+        self.handles = [0] * slots  # live tensors per slot
+        self.free = list(range(slots - 1, -1, -1))
+        self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
+        # per-sweep scratch, sized with the slot table
+        self.gaddr = np.zeros(slots, np.int64)
+        self.ginit = np.zeros(slots, np.uint8)
+
+    # -- slots ---------------------------------------------------------------------
+    def new_slot(self):
+        if not self.free:
+            self._grow_slots()
+        s = self.free.pop()
+        self.handles[s] = 1
+        return s
+
+    def leaf_slot(self, t):
+        """Give a leaf tensor a slot the first time an op records it as an input."""
+        s = self.new_slot()
+        _set_slot(self.S, s, t._data, t.dtype.code, 1 if t.requires_grad else 0, -1)
+        t._slot = s
+        if t.requires_grad:
+            self.watch[s] = weakref.ref(t)
+        return s
+
+    def release(self, s):
+        self.handles[s] -= 1
+
+    def _grow_slots(self):
+        old = self.S.shape[0]
+        new = old * 2
+        self.S = np.concatenate([self.S, np.zeros((new - old, SW), np.int64)])
+        self.handles.extend([0] * (new - old))
+        self.free.extend(range(new - 1, old - 1, -1))
+        self.gaddr = np.zeros(new, np.int64)
+        self.ginit = np.zeros(new, np.uint8)
+
+    # -- rows ----------------------------------------------------------------------
+    def reserve(self, nint, nfloat):
+        """Make room for one row before recording it (collect garbage or grow)."""
+        if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
+            if self.fpos + nfloat <= self.F.size:
+                return
+        self.collect()
+        while self.n >= self.R.shape[0] // 2:
+            self._grow_rows()
+        while self.ipos + nint > self.I.size // 2:
+            self.I = np.concatenate([self.I, np.zeros_like(self.I)])
+        while self.fpos + nfloat > self.F.size // 2:
+            self.F = np.concatenate([self.F, np.zeros_like(self.F)])
+
+    def _grow_rows(self):
+        self.R = np.concatenate([self.R, np.zeros_like(self.R)])
+        saved = np.empty(self.R.shape[0], object)
+        saved[: self.n] = self.saved[: self.n]
+        self.saved = saved
+
+    def collect(self):
+        """Drop rows no live tensor can reach and recycle their slots."""
+        live = np.array(self.handles, dtype=np.int64) > 0
+        live = live.astype(np.uint8)
+        kept, self.ipos, self.fpos = _gc(self.R, self.I, self.F, self.S, self.n, live)
+        m = kept.size
+        self.saved[:m] = self.saved[kept]
+        self.saved[m : self.n] = None
+        self.n = m
+        in_use = set(self.free)
+        for s in np.nonzero(live == 0)[0].tolist():
+            if s not in in_use:
+                self.free.append(s)
+                self.watch.pop(s, None)
+
+    def record(self, code, dt, outs, out_arr, ins, iattrs=(), fattrs=(), saved=None):
+        """Append a row; `outs` are new slots, the first holding `out_arr` (the caller sets
+        the others). `saved` (None: nothing) is kept alive until the graph is freed."""
+        nint = len(outs) + len(ins) + len(iattrs)
+        self.reserve(nint, len(fattrs))
+        k = self.n
+        saves = SAVES_NONE if saved is None else SAVES_LIVE
+        nin = len(ins)
+        if len(outs) == 1 and nin <= 2 and nin and not iattrs and len(fattrs) <= 1:
+            _record_small(
+                self.R, self.I, self.F, self.S, k, self.ipos, self.fpos, code, dt, outs[0],
+                out_arr, nin, ins[0], ins[-1], len(fattrs), fattrs[0] if fattrs else 0.0, saves,
+            )
+        else:
+            _record(
+                self.R, self.I, self.F, self.S, k, self.ipos, self.fpos, code, dt, len(outs),
+                nin, np.array(outs + ins + tuple(iattrs), np.int64),
+                np.array(fattrs, np.float64), out_arr, saves,
+            )
+        self.saved[k] = saved
+        self.n = k + 1
+        self.ipos += nint
+        self.fpos += len(fattrs)
+        return k
+
+
+TAPE = Tape()

@@ -1,0 +1,631 @@
+"""The Tensor handle: storage, dtype, requires_grad, grad, and where it lives on the tape.
+
+A Tensor holds no graph logic. Its storage is a C-contiguous NumPy array (so every kernel
+and every tape address can assume a flat layout); `_slot` is its value's id on the tape
+(-1 until an op records it). Operators delegate to `nbgrad.ops`.
+"""
+
+import numpy as np
+
+from . import _dtype
+from ._size import Size
+from .autograd.grad_mode import STATE
+from .tape import S_PROD, S_RG, TAPE
+
+_DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
+_DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
+_DT_BY_CHAR["q"] = _dtype.int64
+
+
+class Tensor:
+    __slots__ = ("_data", "_slot", "_rg", "_grad", "_leaf", "_retain", "_version", "__weakref__")
+    __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+
+    @staticmethod
+    def _make(data, slot, rg, leaf=None):
+        t = object.__new__(Tensor)
+        t._data = data
+        t._slot = slot
+        t._rg = rg
+        t._grad = None
+        t._leaf = not rg if leaf is None else leaf
+        t._retain = False
+        t._version = 0
+        return t
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
+
+    def __del__(self):
+        s = self._slot
+        if s >= 0:
+            try:
+                TAPE.handles[s] -= 1
+            except (AttributeError, TypeError):  # interpreter shutdown
+                pass
+
+    # -- metadata ------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _DT_BY_CHAR[self._data.dtype.char]
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    @property
+    def device(self):
+        from .device import CPU
+
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_contiguous(self):
+        return True
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    # -- autograd state ----------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        flag = bool(requires_grad)
+        if not self._leaf:
+            if flag:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if flag and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if flag != self._rg and self._slot >= 0:
+            # rows already recorded saw the old flag; the new one starts a fresh slot
+            TAPE.release(self._slot)
+            self._slot = -1
+        self._rg = flag
+        return self
+
+    @property
+    def is_leaf(self):
+        return self._leaf
+
+    @property
+    def grad(self):
+        if not self._leaf and not self._retain and self._rg:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                ".retain_grad() on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of "
+                    f"{type(value).__name__}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def grad_fn(self):
+        if self._leaf or self._slot < 0:
+            return None
+        from .autograd.node import Node
+
+        return Node.of_slot(self._slot)
+
+    def retain_grad(self):
+        if self._leaf:
+            return
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        self._retain = True
+        import weakref
+
+        TAPE.watch[self._slot] = weakref.ref(self)
+
+    @property
+    def retains_grad(self):
+        return self._retain
+
+    @property
+    def _version_of_tape(self):
+        return TAPE.S[self._slot, S_PROD] if self._slot >= 0 else -1
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        raise NotImplementedError("Tensor.register_hook is not supported by nbgrad yet")
+
+    # -- data access -------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self._rg and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if self._rg:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(-1)[0].item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+                if self._data.size
+                else "Boolean value of Tensor with no values is ambiguous"
+            )
+        return bool(self._data.reshape(-1)[0])
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(-1)[0])
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    @property
+    def data(self):
+        return Tensor._make(self._data, -1, False)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._data = value._data
+        self._version += 1
+
+    def detach(self):
+        return Tensor._make(self._data, -1, False)
+
+    def detach_(self):
+        if self._slot >= 0:
+            TAPE.release(self._slot)
+            self._slot = -1
+        self._rg = False
+        self._leaf = True
+        return self
+
+    def __repr__(self):
+        from ._format import format_tensor
+
+        suffixes = []
+        if not self._leaf and self._rg:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._rg:
+            suffixes.append("requires_grad=True")
+        return format_tensor(
+            self._data,
+            dtype_name=self.dtype.name,
+            default_dtype_name=_dtype.get_default_dtype().name,
+            suffixes=suffixes,
+        )
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    # -- in-place --------------------------------------------------------------------
+    def _check_inplace(self):
+        if self._leaf and self._rg and STATE.enabled:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+
+    def _assign(self, result):
+        """Make this tensor hold `result`: in place when nothing records, else rebind."""
+        if result._rg:
+            # the graph saw the old value; this object now names the new one (the old
+            # value stays on the tape intact, so its VJPs remain correct)
+            old = self._slot
+            self._data, self._slot, self._rg, self._leaf = result._data, result._slot, True, False
+            result._slot = -1
+            if old >= 0:
+                TAPE.release(old)
+        else:
+            if result._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                    f"shape {list(result._data.shape)}"
+                )
+            if not np.can_cast(result._data.dtype, self._data.dtype, "same_kind"):
+                raise RuntimeError(
+                    f"result type {_DT_BY_CHAR[result._data.dtype.char].name.capitalize()} "
+                    f"can't be cast to the desired output type "
+                    f"{self.dtype.name.capitalize()}"
+                )
+            np.copyto(self._data, result._data, casting="same_kind")
+            self._version += 1
+        return self
+
+    def zero_(self):
+        self._check_inplace()
+        self._data.fill(0)
+        self._version += 1
+        return self
+
+    def fill_(self, value):
+        self._check_inplace()
+        self._data.fill(value.item() if isinstance(value, Tensor) else value)
+        self._version += 1
+        return self
+
+    def copy_(self, src):
+        self._check_inplace()
+        src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
+        if src_t._rg and STATE.enabled:
+            return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
+        np.copyto(self._data, np.broadcast_to(src_t._data, self._data.shape), casting="unsafe")
+        self._version += 1
+        return self
+
+    def _inplace(self, name, other):
+        self._check_inplace()
+        return self._assign(_pw.binary(name, self, other))
+
+    def add_(self, other, *, alpha=1):
+        return self._inplace("add", other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace("sub", other if alpha == 1 else other * alpha)
+
+    def mul_(self, other):
+        return self._inplace("mul", other)
+
+    def div_(self, other):
+        return self._inplace("div", other)
+
+    def pow_(self, other):
+        return self._inplace("pow", other)
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __ipow__ = pow_
+
+    # -- arithmetic --------------------------------------------------------------------
+    def __add__(self, other):
+        return _pw.binary("add", self, other)
+
+    def __radd__(self, other):
+        return _pw.binary("add", other, self)
+
+    def __sub__(self, other):
+        return _pw.binary("sub", self, other)
+
+    def __rsub__(self, other):
+        return _pw.binary("sub", other, self)
+
+    def __mul__(self, other):
+        return _pw.binary("mul", self, other)
+
+    def __rmul__(self, other):
+        return _pw.binary("mul", other, self)
+
+    def __truediv__(self, other):
+        return _pw.binary("div", self, other)
+
+    def __rtruediv__(self, other):
+        return _pw.binary("div", other, self)
+
+    def __pow__(self, other):
+        return _pw.binary("pow", self, other)
+
+    def __rpow__(self, other):
+        return _pw.binary("pow", other, self)
+
+    def __neg__(self):
+        return _pw.unary("neg", self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _pw.unary("abs", self)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def add(self, other, *, alpha=1):
+        return _pw.binary("add", self, other if alpha == 1 else other * alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _pw.binary("sub", self, other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return _pw.binary("mul", self, other)
+
+    def div(self, other):
+        return _pw.binary("div", self, other)
+
+    def pow(self, exponent):
+        return _pw.binary("pow", self, exponent)
+
+    multiply, divide, subtract, true_divide = mul, div, sub, div
+
+    def neg(self):
+        return _pw.unary("neg", self)
+
+    negative = neg
+
+    def exp(self):
+        return _pw.unary("exp", self)
+
+    def log(self):
+        return _pw.unary("log", self)
+
+    def sin(self):
+        return _pw.unary("sin", self)
+
+    def cos(self):
+        return _pw.unary("cos", self)
+
+    def tanh(self):
+        return _pw.unary("tanh", self)
+
+    def sigmoid(self):
+        return _pw.unary("sigmoid", self)
+
+    def relu(self):
+        return _pw.unary("relu", self)
+
+    def sqrt(self):
+        return _pw.unary("sqrt", self)
+
+    def abs(self):
+        return _pw.unary("abs", self)
+
+    # comparisons: no gradient, bool results
+    def __eq__(self, other):
+        return _pw.compare("eq", self, other)
+
+    def __ne__(self, other):
+        return _pw.compare("ne", self, other)
+
+    def __lt__(self, other):
+        return _pw.compare("lt", self, other)
+
+    def __le__(self, other):
+        return _pw.compare("le", self, other)
+
+    def __gt__(self, other):
+        return _pw.compare("gt", self, other)
+
+    def __ge__(self, other):
+        return _pw.compare("ge", self, other)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+
+    def __invert__(self):
+        if self._data.dtype.kind not in "bi":
+            raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        return Tensor._make(~self._data, -1, False)
+
+    def __and__(self, other):
+        return _pw.logical("and", self, other)
+
+    def __or__(self, other):
+        return _pw.logical("or", self, other)
+
+    def __xor__(self, other):
+        return _pw.logical("xor", self, other)
+
+    # -- reductions ----------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduce.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _reduce.mean(self, dim, keepdim, dtype=dtype)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        return _reduce.norm(self, p, dim, keepdim)
+
+    # -- shape -----------------------------------------------------------------------------
+    def reshape(self, *shape):
+        return _views.reshape(self, shape)
+
+    def view(self, *shape):
+        return _views.reshape(self, shape, node="ViewBackward0")
+
+    def view_as(self, other):
+        return _views.reshape(self, other.shape, node="ViewBackward0")
+
+    def reshape_as(self, other):
+        return _views.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _views.flatten(self, start_dim, end_dim)
+
+    def unsqueeze(self, dim):
+        return _views.unsqueeze(self, dim)
+
+    def squeeze(self, dim=None):
+        return _views.squeeze(self, dim)
+
+    def transpose(self, dim0, dim1):
+        return _views.transpose(self, dim0, dim1)
+
+    def t(self):
+        if self._data.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
+            )
+        return self if self._data.ndim < 2 else _views.transpose(self, 0, 1)
+
+    @property
+    def T(self):
+        return _views.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return _views.transpose(self, -2, -1)
+
+    def permute(self, *dims):
+        return _views.permute(self, _views.as_shape(dims))
+
+    def expand(self, *sizes):
+        return _views.expand(self, _views.as_shape(sizes))
+
+    def expand_as(self, other):
+        return _views.expand(self, other.shape)
+
+    def contiguous(self, memory_format=None):
+        return self
+
+    def clone(self, *, memory_format=None):
+        return _views.clone(self)
+
+    def __getitem__(self, index):
+        return _views.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _views.setitem(self, index, value)
+
+    def to(self, *args, **kwargs):
+        return _pw.to(self, *args, **kwargs)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"nbgrad.{self.dtype.name.capitalize()}Tensor"
+        return _pw.to(self, dtype)
+
+    def float(self):
+        return _pw.to(self, _dtype.float32)
+
+    def double(self):
+        return _pw.to(self, _dtype.float64)
+
+    def long(self):
+        return _pw.to(self, _dtype.int64)
+
+    def int(self):
+        return _pw.to(self, _dtype.int32)
+
+    def bool(self):
+        return _pw.to(self, _dtype.bool_)
+
+    def cpu(self):
+        return self
+
+    # -- linear algebra ----------------------------------------------------------------
+    def matmul(self, other):
+        return _linalg.matmul(self, other)
+
+    def mm(self, other):
+        return _linalg.mm(self, other)
+
+    def dot(self, other):
+        return _linalg.dot(self, other)
+
+    def outer(self, other):
+        return _linalg.outer(self, other)
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+# the op modules import Tensor from here, so they come last
+from .ops import linalg as _linalg  # noqa: E402
+from .ops import pointwise as _pw  # noqa: E402
+from .ops import reduce as _reduce  # noqa: E402
+from .ops import views as _views  # noqa: E402
+
+__all__ = ["Tensor", "is_tensor", "S_RG"]
