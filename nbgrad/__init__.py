@@ -9,16 +9,15 @@ from . import _cache
 
 with _cache.numba_cache_dir():
     from . import _dtype
-    from .tensor import Tensor, is_tensor  # registers the op table (tensor imports ops)
     from .autograd import engine as _engine  # noqa: F401
     from .autograd import function as _function  # noqa: F401
-    from .backends.cpu import codegen as _codegen
-
-    _codegen.build()
+    from .tensor import Tensor, is_tensor  # registers the op table (tensor imports ops)
 
 from . import autograd
 from ._dtype import (
     bool_ as bool,  # noqa: A004
+)
+from ._dtype import (
     double,
     dtype,
     float32,

@@ -66,7 +66,7 @@ def as_dtype(d):
     return from_numpy_dtype(d)
 
 
-builtins_float, builtins_int, builtins_bool = type(1.0), type(1), type(True)
+builtins_float, builtins_int, builtins_bool = float, int, bool
 
 
 def get_default_dtype():

@@ -139,6 +139,7 @@ class Tape:
         # per-sweep scratch, sized with the slot table
         self.gaddr = np.zeros(slots, np.int64)
         self.ginit = np.zeros(slots, np.uint8)
+        self._limits()
 
     # -- slots ---------------------------------------------------------------------
     def new_slot(self):
@@ -170,6 +171,11 @@ class Tape:
         self.ginit = np.zeros(new, np.uint8)
 
     # -- rows ----------------------------------------------------------------------
+    def _limits(self):
+        self._row_limit = self.R.shape[0]
+        self._int_limit = self.I.size
+        self._f_limit = self.F.size
+
     def reserve(self, nint, nfloat):
         """Make room for one row before recording it (collect garbage or grow)."""
         if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
@@ -182,6 +188,7 @@ class Tape:
             self.I = np.concatenate([self.I, np.zeros_like(self.I)])
         while self.fpos + nfloat > self.F.size // 2:
             self.F = np.concatenate([self.F, np.zeros_like(self.F)])
+        self._limits()
 
     def _grow_rows(self):
         self.R = np.concatenate([self.R, np.zeros_like(self.R)])
@@ -191,18 +198,49 @@ class Tape:
 
     def collect(self):
         """Drop rows no live tensor can reach and recycle their slots."""
-        live = np.array(self.handles, dtype=np.int64) > 0
-        live = live.astype(np.uint8)
+        live = (np.array(self.handles, dtype=np.int64) > 0).view(np.uint8)
         kept, self.ipos, self.fpos = _gc(self.R, self.I, self.F, self.S, self.n, live)
         m = kept.size
         self.saved[:m] = self.saved[kept]
         self.saved[m : self.n] = None
         self.n = m
-        in_use = set(self.free)
-        for s in np.nonzero(live == 0)[0].tolist():
-            if s not in in_use:
-                self.free.append(s)
-                self.watch.pop(s, None)
+        self.free = np.flatnonzero(live == 0)[::-1].tolist()
+        for s in [s for s in self.watch if not live[s]]:
+            del self.watch[s]
+
+    def record_small(self, code, dt, out_arr, nin, in0, in1, nf, f0, saved):
+        """The hot path of `record`: one new output slot, 1-2 inputs, 0-1 float attr."""
+        k = self.n
+        if k >= self._row_limit or self.ipos + 3 > self._int_limit or self.fpos + 1 > self._f_limit:
+            self.reserve(3, 1)
+            k = self.n
+        free = self.free
+        s = free.pop() if free else self.new_slot()
+        self.handles[s] = 1
+        _record_small(
+            self.R,
+            self.I,
+            self.F,
+            self.S,
+            k,
+            self.ipos,
+            self.fpos,
+            code,
+            dt,
+            s,
+            out_arr,
+            nin,
+            in0,
+            in1,
+            nf,
+            f0,
+            SAVES_NONE if saved is None else SAVES_LIVE,
+        )
+        self.saved[k] = saved
+        self.n = k + 1
+        self.ipos += 1 + nin
+        self.fpos += nf
+        return s
 
     def record(self, code, dt, outs, out_arr, ins, iattrs=(), fattrs=(), saved=None):
         """Append a row; `outs` are new slots, the first holding `out_arr` (the caller sets
@@ -214,14 +252,41 @@ class Tape:
         nin = len(ins)
         if len(outs) == 1 and nin <= 2 and nin and not iattrs and len(fattrs) <= 1:
             _record_small(
-                self.R, self.I, self.F, self.S, k, self.ipos, self.fpos, code, dt, outs[0],
-                out_arr, nin, ins[0], ins[-1], len(fattrs), fattrs[0] if fattrs else 0.0, saves,
+                self.R,
+                self.I,
+                self.F,
+                self.S,
+                k,
+                self.ipos,
+                self.fpos,
+                code,
+                dt,
+                outs[0],
+                out_arr,
+                nin,
+                ins[0],
+                ins[-1],
+                len(fattrs),
+                fattrs[0] if fattrs else 0.0,
+                saves,
             )
         else:
             _record(
-                self.R, self.I, self.F, self.S, k, self.ipos, self.fpos, code, dt, len(outs),
-                nin, np.array(outs + ins + tuple(iattrs), np.int64),
-                np.array(fattrs, np.float64), out_arr, saves,
+                self.R,
+                self.I,
+                self.F,
+                self.S,
+                k,
+                self.ipos,
+                self.fpos,
+                code,
+                dt,
+                len(outs),
+                nin,
+                np.array(outs + ins + tuple(iattrs), np.int64),
+                np.array(fattrs, np.float64),
+                out_arr,
+                saves,
             )
         self.saved[k] = saved
         self.n = k + 1

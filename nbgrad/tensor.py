@@ -18,20 +18,59 @@ _DT_BY_CHAR["q"] = _dtype.int64
 
 
 class Tensor:
-    __slots__ = ("_data", "_slot", "_rg", "_grad", "_leaf", "_retain", "_version", "__weakref__")
+    # _aux: None, or [grad, retains_grad, version] once any of those is set (keeps the
+    # hot constructor to four stores)
+    __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
 
     @staticmethod
-    def _make(data, slot, rg, leaf=None):
+    def _make(data, slot, rg):
         t = object.__new__(Tensor)
         t._data = data
         t._slot = slot
         t._rg = rg
-        t._grad = None
-        t._leaf = not rg if leaf is None else leaf
-        t._retain = False
-        t._version = 0
+        t._aux = None
         return t
+
+    def _aux_list(self):
+        a = self._aux
+        if a is None:
+            a = self._aux = [None, False, 0]
+        return a
+
+    # gradient, retain_grad flag and version counter live in _aux
+    @property
+    def _grad(self):
+        a = self._aux
+        return None if a is None else a[0]
+
+    @_grad.setter
+    def _grad(self, value):
+        self._aux_list()[0] = value
+
+    @property
+    def _retain(self):
+        a = self._aux
+        return False if a is None else a[1]
+
+    @_retain.setter
+    def _retain(self, value):
+        self._aux_list()[1] = value
+
+    @property
+    def _version(self):
+        a = self._aux
+        return 0 if a is None else a[2]
+
+    @_version.setter
+    def _version(self, value):
+        self._aux_list()[2] = value
+
+    @property
+    def _leaf(self):
+        """Not produced by a recorded op (derived from the tape, never stored)."""
+        s = self._slot
+        return s < 0 or TAPE.S[s, S_PROD] < 0
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
@@ -227,7 +266,7 @@ class Tensor:
     def __bool__(self):
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
                 if self._data.size
                 else "Boolean value of Tensor with no values is ambiguous"
             )
@@ -264,7 +303,6 @@ class Tensor:
             TAPE.release(self._slot)
             self._slot = -1
         self._rg = False
-        self._leaf = True
         return self
 
     def __repr__(self):
@@ -302,7 +340,7 @@ class Tensor:
             # the graph saw the old value; this object now names the new one (the old
             # value stays on the tape intact, so its VJPs remain correct)
             old = self._slot
-            self._data, self._slot, self._rg, self._leaf = result._data, result._slot, True, False
+            self._data, self._slot, self._rg = result._data, result._slot, True
             result._slot = -1
             if old >= 0:
                 TAPE.release(old)
@@ -370,37 +408,37 @@ class Tensor:
 
     # -- arithmetic --------------------------------------------------------------------
     def __add__(self, other):
-        return _pw.binary("add", self, other)
+        return _FAST["add"](self, other)
 
     def __radd__(self, other):
-        return _pw.binary("add", other, self)
+        return _FAST["add"](other, self)
 
     def __sub__(self, other):
-        return _pw.binary("sub", self, other)
+        return _FAST["sub"](self, other)
 
     def __rsub__(self, other):
-        return _pw.binary("sub", other, self)
+        return _FAST["sub"](other, self)
 
     def __mul__(self, other):
-        return _pw.binary("mul", self, other)
+        return _FAST["mul"](self, other)
 
     def __rmul__(self, other):
-        return _pw.binary("mul", other, self)
+        return _FAST["mul"](other, self)
 
     def __truediv__(self, other):
-        return _pw.binary("div", self, other)
+        return _FAST["div"](self, other)
 
     def __rtruediv__(self, other):
-        return _pw.binary("div", other, self)
+        return _FAST["div"](other, self)
 
     def __pow__(self, other):
-        return _pw.binary("pow", self, other)
+        return _FAST["pow"](self, other)
 
     def __rpow__(self, other):
-        return _pw.binary("pow", other, self)
+        return _FAST["pow"](other, self)
 
     def __neg__(self):
-        return _pw.unary("neg", self)
+        return _FAST["neg"](self)
 
     def __pos__(self):
         return self
@@ -421,13 +459,13 @@ class Tensor:
         return _pw.binary("sub", self, other if alpha == 1 else other * alpha)
 
     def mul(self, other):
-        return _pw.binary("mul", self, other)
+        return _FAST["mul"](self, other)
 
     def div(self, other):
-        return _pw.binary("div", self, other)
+        return _FAST["div"](self, other)
 
     def pow(self, exponent):
-        return _pw.binary("pow", self, exponent)
+        return _FAST["pow"](self, exponent)
 
     multiply, divide, subtract, true_divide = mul, div, sub, div
 
@@ -437,31 +475,31 @@ class Tensor:
     negative = neg
 
     def exp(self):
-        return _pw.unary("exp", self)
+        return _FAST["exp"](self)
 
     def log(self):
-        return _pw.unary("log", self)
+        return _FAST["log"](self)
 
     def sin(self):
-        return _pw.unary("sin", self)
+        return _FAST["sin"](self)
 
     def cos(self):
-        return _pw.unary("cos", self)
+        return _FAST["cos"](self)
 
     def tanh(self):
-        return _pw.unary("tanh", self)
+        return _FAST["tanh"](self)
 
     def sigmoid(self):
-        return _pw.unary("sigmoid", self)
+        return _FAST["sigmoid"](self)
 
     def relu(self):
-        return _pw.unary("relu", self)
+        return _FAST["relu"](self)
 
     def sqrt(self):
-        return _pw.unary("sqrt", self)
+        return _FAST["sqrt"](self)
 
     def abs(self):
-        return _pw.unary("abs", self)
+        return _FAST["abs"](self)
 
     # comparisons: no gradient, bool results
     def __eq__(self, other):
@@ -627,5 +665,7 @@ from .ops import linalg as _linalg  # noqa: E402
 from .ops import pointwise as _pw  # noqa: E402
 from .ops import reduce as _reduce  # noqa: E402
 from .ops import views as _views  # noqa: E402
+
+_FAST = _pw.FAST
 
 __all__ = ["Tensor", "is_tensor", "S_RG"]

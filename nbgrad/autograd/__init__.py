@@ -20,5 +20,11 @@ def __getattr__(name):
     raise AttributeError(f"module 'nbgrad.autograd' has no attribute {name!r}")
 
 
-__all__ = [*_LAZY, "enable_grad", "inference_mode", "is_grad_enabled", "no_grad",
-           "set_grad_enabled"]
+__all__ = [
+    *_LAZY,
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
+]

@@ -10,7 +10,7 @@ import numpy as np
 from ..backends.cpu import dispatch
 from ..backends.cpu.engine import accumulate, finish, plan, read
 from ..backends.cpu.memory import address
-from ..ops.registry import CUSTOM, BY_NAME
+from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
 from ..tensor import Tensor
 from .grad_mode import no_grad
@@ -41,7 +41,7 @@ def _seeds(outputs, grad_outputs, is_backward):
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(
-            f"grad can be implicitly created only for scalar outputs"
+            "grad can be implicitly created only for scalar outputs"
             if False
             else f"got {len(grad_outputs)} tensors and {len(outputs)} gradients"
         )
@@ -169,7 +169,7 @@ def _run(outputs, seeds, retain_graph, wanted):
 def _retained(result):
     """Gradients of non-leaf tensors that asked for them with retain_grad()."""
     T = TAPE
-    for s, ref in list(T.watch.items()):
+    for s in list(T.watch):
         if T.S[s, S_PROD] >= 0 and T.gaddr[s] and T.ginit[s]:
             shape, dt = _shape_dtype(s)
             buf = np.empty(shape, dt)
@@ -190,7 +190,9 @@ def _shape_dtype(s):
 
     S = TAPE.S
     nd = S[s, S_NDIM]
-    return tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist()), (np.float32 if S[s, S_DT] == 0 else np.float64)
+    return tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist()), (
+        np.float32 if S[s, S_DT] == 0 else np.float64
+    )
 
 
 def _run_custom(k):
@@ -243,9 +245,7 @@ def _run_custom(k):
 def _sum_to(g, shape, name, pos):
     """Sum a gradient down to `shape` if `shape` broadcasts to it; else PyTorch's error."""
     lead = g.ndim - len(shape)
-    ok = lead >= 0 and all(
-        s == gs or s == 1 for s, gs in zip(shape, g.shape[lead:])
-    )
+    ok = lead >= 0 and all(s == gs or s == 1 for s, gs in zip(shape, g.shape[lead:]))
     if not ok:
         raise RuntimeError(
             f"Function {name} returned an invalid gradient at index {pos} - got "
@@ -257,8 +257,14 @@ def _sum_to(g, shape, name, pos):
     return np.add.reduce(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
-             grad_variables=None):
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph=None,
+    create_graph=False,
+    inputs=None,
+    grad_variables=None,
+):
     """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
     if create_graph:
         raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
@@ -296,8 +302,17 @@ def _accumulate_grad(t, buf):
         t._grad._data += buf.reshape(t._grad._data.shape)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """Return d(sum of outputs . grad_outputs)/d(input) for each input (the VJP)."""
     if create_graph:
         raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
@@ -329,7 +344,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "One of the differentiated Tensors appears to not have been used in the "
                     "graph. Set allow_unused=True if this is the desired behavior."
                 )
-            out.append(Tensor._make(np.zeros_like(t._data), -1, False) if materialize_grads else None)
+            out.append(
+                Tensor._make(np.zeros_like(t._data), -1, False) if materialize_grads else None
+            )
         else:
             out.append(Tensor._make(buf, -1, False))
     return tuple(out)

@@ -31,8 +31,10 @@ class FunctionCtx:
     def save_for_backward(self, *tensors):
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
-                raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                raise TypeError(
+                    "save_for_backward can only save variables, but argument "
+                    f"{tensors.index(t)} is of type {type(t).__name__}"
+                )
         self.to_save = tensors
 
     @property
@@ -96,9 +98,7 @@ class Function:
         ctx.node_name = cls.__name__ + "Backward"
         tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
         record = needs_record([a for _, a in tensors])
-        ctx.needs_input_grad = tuple(
-            isinstance(a, Tensor) and a._rg and record for a in args
-        )
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg and record for a in args)
         with no_grad():
             result = cls.forward(ctx, *args)
         single = not isinstance(result, tuple)

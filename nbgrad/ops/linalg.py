@@ -9,7 +9,7 @@ that broadcast any other way are expanded first (ExpandBackward0 sums them back)
 import numpy as np
 from numba import njit
 
-from ..backends.cpu.rowio import acc, iattr, in_slot, out_slot, value, wants, cot
+from ..backends.cpu.rowio import acc, cot, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .emit import emit
 from .registry import register
@@ -47,8 +47,7 @@ def _check(a, b, name):
             )
     if a.dtype is not b.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != "
-            f"{b.dtype.name}"
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
         )
 
 
@@ -61,10 +60,9 @@ def matmul(a, b):
     if ka != kb:
         if na == 1 and nb == 1:
             raise RuntimeError(
-                "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same "
-                "number of elements, but got {} and {} elements respectively".format(
-                    da.shape[0], db.shape[0], da.shape[0], db.shape[0]
-                )
+                f"inconsistent tensor size, expected tensor [{da.shape[0]}] and src "
+                f"[{db.shape[0]}] to have the same number of elements, but got {da.shape[0]} "
+                f"and {db.shape[0]} elements respectively"
             )
         ra = (da.shape[0] if na > 1 else 1, ka) if na <= 2 else (da.size // ka, ka)
         raise RuntimeError(

@@ -11,11 +11,12 @@ import numpy as np
 from numba import njit
 
 from .. import _dtype
+from ..autograd.grad_mode import STATE
 from ..backends.cpu import codegen
 from ..backends.cpu.codegen import PAR_MIN
-from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
 from ..backends.cpu.memory import v32, v64
-from ..tape import S_DT
+from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
+from ..tape import S_DT, TAPE
 from ..tensor import Tensor
 from . import elementwise as ew
 from .emit import emit
@@ -36,8 +37,22 @@ _SAVES_SCALAR = ("mul", "div", "pow")
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
 
 
+codegen.build()
+K = codegen.K
+_DT = {"f": 0, "d": 1}
+_make = Tensor._make
+
+
 def _kernels(name):
-    return getattr(codegen.K, "fwd_" + name)
+    return getattr(K, "fwd_" + name)
+
+
+def _saver(saves, names):
+    """A function picking what a row keeps (`saves` ⊆ `names`) from its arrays."""
+    idx = tuple(names.index(v) for v in saves)
+    if not idx:
+        return lambda *arrays: None
+    return lambda *arrays: tuple(arrays[i] for i in idx)
 
 
 def is_scalar(x):
@@ -182,7 +197,9 @@ def _tensor_tensor(name, a, b):
             _kernels(name)(da, db, out)
         else:
             shp = np.array(shape, np.int64)
-            _kernels(name + "_bc")(da, db, out, shp, _strides(da.shape, shape), _strides(db.shape, shape))
+            _kernels(name + "_bc")(
+                da, db, out, shp, _strides(da.shape, shape), _strides(db.shape, shape)
+            )
     saves = _BINARY_SAVES[(name, "tt")]
     saved = tuple(da if v == "a" else db if v == "b" else out for v in saves) or None
     return emit(_OP[name], out, (a, b), saved=saved)
@@ -213,7 +230,7 @@ def compare(name, a, b):
 def logical(name, a, b):
     bd = b._data if isinstance(b, Tensor) else b
     if a._data.dtype.kind not in "bi":
-        raise RuntimeError(f'"bitwise_{name}_cpu" not implemented for \'{a.dtype.name}\'')
+        raise RuntimeError(f"\"bitwise_{name}_cpu\" not implemented for '{a.dtype.name}'")
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
     return Tensor._make(np.ascontiguousarray(f(a._data, bd)), -1, False)
 
@@ -269,3 +286,94 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
 
 def as_tensor_like(x, like):
     return Tensor._make(np.ascontiguousarray(np.asarray(x, like._data.dtype)), -1, False)
+
+
+# -- fast paths: the common cases of the hot small-op loop, prebuilt per op -------------
+def _slot(t):
+    s = t._slot
+    return s if s >= 0 else TAPE.leaf_slot(t)
+
+
+def _fast_unary(name):
+    code = _OP[name].code
+    k1, kp = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
+    save = _saver(_UNARY_SAVES[name], ("x", "y"))
+
+    def f(x):
+        if type(x) is not Tensor or x._data.dtype.kind != "f":
+            return unary(name, x)
+        d = x._data
+        out = np.empty(d.shape, d.dtype)
+        if d.size < PAR_MIN:
+            k1(d, out)
+        else:
+            kp(d, out)
+        if x._rg and STATE.enabled:
+            sv = save(d, out)
+            s = TAPE.record_small(code, _DT[d.dtype.char], out, 1, _slot(x), 0, 0, 0.0, sv)
+            return _make(out, s, True)
+        return _make(out, -1, False)
+
+    f.__name__ = name
+    return f
+
+
+def _fast_binary(name):
+    c_tt, c_ts, c_st = (_OP[name + v].code for v in ("", "_ts", "_st"))
+    k_tt, k_par = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
+    k_ts, k_st = getattr(K, f"fwd_{name}_ts"), getattr(K, f"fwd_{name}_st")
+    sv_tt = _saver(_BINARY_SAVES[(name, "tt")], ("a", "b", "y"))
+    sv_ts = _saver(_BINARY_SAVES[(name, "ts")], ("a", "y"))
+    sv_st = _saver(_BINARY_SAVES[(name, "st")], ("b", "y"))
+    keeps_scalar = name in _SAVES_SCALAR
+
+    def f(a, b):
+        if type(a) is Tensor:
+            da = a._data
+            tb = type(b)
+            if (tb is float or tb is int) and da.dtype.kind == "f":
+                out = np.empty(da.shape, da.dtype)
+                c = float(b)
+                k_ts(da, c, out)
+                if a._rg and STATE.enabled:
+                    sv = sv_ts(da, out)
+                    if sv is None and keeps_scalar:
+                        sv = ()
+                    s = TAPE.record_small(c_ts, _DT[da.dtype.char], out, 1, _slot(a), 0, 1, c, sv)
+                    return _make(out, s, True)
+                return _make(out, -1, False)
+            if tb is Tensor:
+                db = b._data
+                if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
+                    out = np.empty(da.shape, da.dtype)
+                    if da.size < PAR_MIN:
+                        k_tt(da, db, out)
+                    else:
+                        k_par(da, db, out)
+                    if (a._rg or b._rg) and STATE.enabled:
+                        sv = sv_tt(da, db, out)
+                        dt = _DT[da.dtype.char]
+                        s = TAPE.record_small(c_tt, dt, out, 2, _slot(a), _slot(b), 0, 0.0, sv)
+                        return _make(out, s, True)
+                    return _make(out, -1, False)
+        elif type(b) is Tensor and (type(a) is float or type(a) is int):
+            db = b._data
+            if db.dtype.kind == "f":
+                out = np.empty(db.shape, db.dtype)
+                c = float(a)
+                k_st(c, db, out)
+                if b._rg and STATE.enabled:
+                    sv = sv_st(db, out)
+                    if sv is None and keeps_scalar:
+                        sv = ()
+                    s = TAPE.record_small(c_st, _DT[db.dtype.char], out, 1, _slot(b), 0, 1, c, sv)
+                    return _make(out, s, True)
+                return _make(out, -1, False)
+        return binary(name, a, b)
+
+    f.__name__ = name
+    return f
+
+
+FAST = {n: _fast_unary(n) for n in ew.UNARY}
+FAST.update({n: _fast_binary(n) for n in ew.BINARY})

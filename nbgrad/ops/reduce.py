@@ -5,7 +5,18 @@ from numba import njit
 
 from .. import _dtype
 from ..backends.cpu.rowio import (
-    cot, fattr, first, iattrs, in_slot, ndim, numel, out_slot, shape, step, value, wants,
+    cot,
+    fattr,
+    first,
+    iattrs,
+    in_slot,
+    ndim,
+    numel,
+    out_slot,
+    shape,
+    step,
+    value,
+    wants,
 )
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit

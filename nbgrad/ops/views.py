@@ -17,7 +17,16 @@ from numba import njit
 
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import (
-    acc, cot, first, iattr, iattrs, in_slot, ndim, numel, out_slot, shape, step, wants,
+    acc,
+    cot,
+    first,
+    iattr,
+    iattrs,
+    in_slot,
+    out_slot,
+    shape,
+    step,
+    wants,
 )
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
@@ -99,7 +108,7 @@ def vjp_setitem(T, k, V):
         idx = np.zeros(nd, np.int64)
         offs = np.zeros(2, np.int64)
         offs[0] = iattr(T, k, 0)
-        for i in range(cnt):
+        for _ in range(cnt):
             gv[offs[1]] += g[offs[0]]
             step(idx, shp, offs, xst, vst)
     if wants(T, s_x):
@@ -107,7 +116,7 @@ def vjp_setitem(T, k, V):
         idx = np.zeros(nd, np.int64)
         offs = np.zeros(2, np.int64)
         offs[0] = iattr(T, k, 0)
-        for i in range(cnt):
+        for _ in range(cnt):
             h[offs[0]] = 0
             step(idx, shp, offs, xst, xst)
         gx = cot(T, s_x, V)
@@ -289,9 +298,7 @@ def _normalize_index(x, index):
     sh = x._data.shape
     n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
     if n_real > len(sh):
-        raise IndexError(
-            f"too many indices for tensor of dimension {len(sh)}"
-        )
+        raise IndexError(f"too many indices for tensor of dimension {len(sh)}")
     for i in index:
         if i is Ellipsis:
             dim += len(sh) - n_real
@@ -315,8 +322,10 @@ def getitem(x, index):
     view = x._data[index]
     kinds = {type(i) for i in index if i is not Ellipsis}
     if kinds <= {type(None)}:
-        return _flat(x, view.shape, "unsqueeze") if x._rg and STATE.enabled else Tensor._make(
-            np.ascontiguousarray(view), -1, False
+        return (
+            _flat(x, view.shape, "unsqueeze")
+            if x._rg and STATE.enabled
+            else Tensor._make(np.ascontiguousarray(view), -1, False)
         )
     name = "slice" if slice in kinds and len(kinds) == 1 else "select"
     if kinds - {slice, type(None)} and slice in kinds:

@@ -51,10 +51,15 @@ def fwd_{name}_par(x, out):
 def _loops(dst, expr, indent):
     """Store on first write, accumulate after: no zero-fill pass."""
     pad = " " * indent
-    return (
-        f"{pad}if first(T, s_{dst}):\n{pad}    for i in range(n):\n{pad}        g{dst}[i] = {expr}\n"
-        f"{pad}else:\n{pad}    for i in range(n):\n{pad}        g{dst}[i] += {expr}\n"
-    )
+    lines = [
+        f"if first(T, s_{dst}):",
+        "    for i in range(n):",
+        f"        g{dst}[i] = {expr}",
+        "else:",
+        "    for i in range(n):",
+        f"        g{dst}[i] += {expr}",
+    ]
+    return "".join(pad + ln + "\n" for ln in lines)
 
 
 def _loads(names):
@@ -135,7 +140,8 @@ def _vjp_binary(name, da, db):
     rules = (("a", da), ("b", db))
     same = {o: ew.subst(e, a="a[i]", b="b[i]", y="y[i]", g="g[i]") for o, e in rules}
     bcx = {o: ew.subst(e, a="a[offs[0]]", b="b[offs[1]]", y="y[i]", g="g[i]") for o, e in rules}
-    out = [f"""
+    out = [
+        f"""
 @njit(cache=True)
 def vjp_{name}(T, k, V):
     s_y = out_slot(T, k, 0)
@@ -167,7 +173,8 @@ def vjp_{name}(T, k, V):
         for i in range(n):
             gb[offs[1]] += {bcx["b"]}
             step(idx, shp, offs, sa, sb)
-"""]
+"""
+    ]
     for variant, op, expr in (("ts", "a", da), ("st", "b", db)):
         other = "b" if op == "a" else "a"
         e = ew.subst(expr, **{op: f"{op}[i]", other: "c", "y": "y[i]", "g": "g[i]"})

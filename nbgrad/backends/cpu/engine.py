@@ -3,7 +3,18 @@
 import numpy as np
 from numba import njit
 
-from ...tape import R_IPOS, R_SAVED, SAVES_FREED, SAVES_LIVE, R_NIN, R_NOUT, S_DT, S_NUMEL, S_PROD, S_RG
+from ...tape import (
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    R_SAVED,
+    S_DT,
+    S_NUMEL,
+    S_PROD,
+    S_RG,
+    SAVES_FREED,
+    SAVES_LIVE,
+)
 from .memory import view_like
 
 ALIGN = 64

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_NDIM, S_NUMEL, S_SHAPE
-from .memory import view_as, vi64
+from .memory import vi64, view_as
 
 _inl = dict(inline="always", cache=True)
 
