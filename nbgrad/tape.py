@@ -73,6 +73,20 @@ def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, i
 
 
 @njit(cache=True)
+def record_small_at_end(R, I, F, S, ctr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
+    """`_record_small` at the tape's end (counters in `ctr`: rows, ints, floats used).
+    Returns the row index, or -1 if the tape is full (the caller makes room and retries)."""
+    k, ipos, fpos = ctr[0], ctr[1], ctr[2]
+    if k >= R.shape[0] or ipos + 3 > I.size or fpos + 1 > F.size:
+        return -1
+    _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves)
+    ctr[0] = k + 1
+    ctr[1] = ipos + 1 + nin
+    ctr[2] = fpos + nf
+    return k
+
+
+@njit(cache=True)
 def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves):
     """Any row: `payload` is outs, ins, int attrs; `out_arr` is the value of outs[0]."""
     _row_header(R, k, code, dt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
@@ -130,16 +144,18 @@ class Tape:
         self.F = np.zeros(rows * 2, np.float64)
         self.S = np.zeros((slots, SW), np.int64)
         self.saved = np.empty(rows, object)  # per row: what its VJP reads (or a custom ctx)
-        self.n = 0  # rows used
-        self.ipos = 0
-        self.fpos = 0
+        # rows, payload ints and float attrs used; an array so compiled code can append
+        self.ctr = np.zeros(3, np.int64)
         self.handles = [0] * slots  # live tensors per slot
         self.free = list(range(slots - 1, -1, -1))
         self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
         # per-sweep scratch, sized with the slot table
         self.gaddr = np.zeros(slots, np.int64)
         self.ginit = np.zeros(slots, np.uint8)
-        self._limits()
+
+    n = property(lambda self: int(self.ctr[0]), lambda self, v: self.ctr.__setitem__(0, v))
+    ipos = property(lambda self: int(self.ctr[1]), lambda self, v: self.ctr.__setitem__(1, v))
+    fpos = property(lambda self: int(self.ctr[2]), lambda self, v: self.ctr.__setitem__(2, v))
 
     # -- slots ---------------------------------------------------------------------
     def new_slot(self):
@@ -171,11 +187,6 @@ class Tape:
         self.ginit = np.zeros(new, np.uint8)
 
     # -- rows ----------------------------------------------------------------------
-    def _limits(self):
-        self._row_limit = self.R.shape[0]
-        self._int_limit = self.I.size
-        self._f_limit = self.F.size
-
     def reserve(self, nint, nfloat):
         """Make room for one row before recording it (collect garbage or grow)."""
         if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
@@ -188,7 +199,6 @@ class Tape:
             self.I = np.concatenate([self.I, np.zeros_like(self.I)])
         while self.fpos + nfloat > self.F.size // 2:
             self.F = np.concatenate([self.F, np.zeros_like(self.F)])
-        self._limits()
 
     def _grow_rows(self):
         self.R = np.concatenate([self.R, np.zeros_like(self.R)])
@@ -208,38 +218,23 @@ class Tape:
         for s in [s for s in self.watch if not live[s]]:
             del self.watch[s]
 
-    def record_small(self, code, dt, out_arr, nin, in0, in1, nf, f0, saved):
-        """The hot path of `record`: one new output slot, 1-2 inputs, 0-1 float attr."""
-        k = self.n
-        if k >= self._row_limit or self.ipos + 3 > self._int_limit or self.fpos + 1 > self._f_limit:
-            self.reserve(3, 1)
-            k = self.n
+    def new_out_slot(self):
+        """A slot for a new op output (handle count 1)."""
         free = self.free
         s = free.pop() if free else self.new_slot()
         self.handles[s] = 1
-        _record_small(
-            self.R,
-            self.I,
-            self.F,
-            self.S,
-            k,
-            self.ipos,
-            self.fpos,
-            code,
-            dt,
-            s,
-            out_arr,
-            nin,
-            in0,
-            in1,
-            nf,
-            f0,
-            SAVES_NONE if saved is None else SAVES_LIVE,
-        )
+        return s
+
+    def record_small(self, code, dt, out_arr, nin, in0, in1, nf, f0, saved):
+        """The hot path of `record`: one new output slot, 1-2 inputs, 0-1 float attr."""
+        s = self.new_out_slot()
+        saves = SAVES_NONE if saved is None else SAVES_LIVE
+        args = (code, dt, s, out_arr, nin, in0, in1, nf, f0, saves)
+        k = record_small_at_end(self.R, self.I, self.F, self.S, self.ctr, *args)
+        if k < 0:
+            self.reserve(3, 1)
+            k = record_small_at_end(self.R, self.I, self.F, self.S, self.ctr, *args)
         self.saved[k] = saved
-        self.n = k + 1
-        self.ipos += 1 + nin
-        self.fpos += nf
         return s
 
     def record(self, code, dt, outs, out_arr, ins, iattrs=(), fattrs=(), saved=None):

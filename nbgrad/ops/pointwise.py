@@ -16,7 +16,7 @@ from ..backends.cpu import codegen
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.memory import v32, v64
 from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
-from ..tape import S_DT, TAPE
+from ..tape import S_DT, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import Tensor
 from . import elementwise as ew
 from .emit import emit
@@ -294,9 +294,23 @@ def _slot(t):
     return s if s >= 0 else TAPE.leaf_slot(t)
 
 
+def _recorded(rec, args, sv, fallback):
+    """Run fused kernel+record `rec` for a new output slot; `fallback` makes room first if
+    the tape is full (rare). Returns the output slot."""
+    T = TAPE
+    s = T.new_out_slot()
+    saves = SAVES_NONE if sv is None else SAVES_LIVE
+    k = rec(*args, T.R, T.I, T.F, T.S, T.ctr, s, *fallback[1:], saves)
+    if k < 0:
+        T.reserve(3, 1)
+        k = rec(*args, T.R, T.I, T.F, T.S, T.ctr, s, *fallback[1:], saves)
+    T.saved[k] = sv
+    return s
+
+
 def _fast_unary(name):
     code = _OP[name].code
-    k1, kp = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
+    k1, kp, rec = (getattr(K, n) for n in (f"fwd_{name}", f"fwd_{name}_par", f"rec_{name}"))
     save = _saver(_UNARY_SAVES[name], ("x", "y"))
 
     def f(x):
@@ -304,14 +318,19 @@ def _fast_unary(name):
             return unary(name, x)
         d = x._data
         out = np.empty(d.shape, d.dtype)
+        if x._rg and STATE.enabled:
+            sv = save(d, out)
+            sx = x._slot if x._slot >= 0 else TAPE.leaf_slot(x)
+            if d.size < PAR_MIN:
+                s = _recorded(rec, (d, out), sv, (None, sx))
+            else:
+                kp(d, out)
+                s = TAPE.record_small(code, _DT[d.dtype.char], out, 1, sx, 0, 0, 0.0, sv)
+            return _make(out, s, True)
         if d.size < PAR_MIN:
             k1(d, out)
         else:
             kp(d, out)
-        if x._rg and STATE.enabled:
-            sv = save(d, out)
-            s = TAPE.record_small(code, _DT[d.dtype.char], out, 1, _slot(x), 0, 0, 0.0, sv)
-            return _make(out, s, True)
         return _make(out, -1, False)
 
     f.__name__ = name
@@ -319,9 +338,10 @@ def _fast_unary(name):
 
 
 def _fast_binary(name):
-    c_tt, c_ts, c_st = (_OP[name + v].code for v in ("", "_ts", "_st"))
+    c_tt = _OP[name].code
     k_tt, k_par = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
     k_ts, k_st = getattr(K, f"fwd_{name}_ts"), getattr(K, f"fwd_{name}_st")
+    r_tt, r_ts, r_st = (getattr(K, f"rec_{name}{v}") for v in ("", "_ts", "_st"))
     sv_tt = _saver(_BINARY_SAVES[(name, "tt")], ("a", "b", "y"))
     sv_ts = _saver(_BINARY_SAVES[(name, "ts")], ("a", "y"))
     sv_st = _saver(_BINARY_SAVES[(name, "st")], ("b", "y"))
@@ -334,40 +354,46 @@ def _fast_binary(name):
             if (tb is float or tb is int) and da.dtype.kind == "f":
                 out = np.empty(da.shape, da.dtype)
                 c = float(b)
-                k_ts(da, c, out)
                 if a._rg and STATE.enabled:
                     sv = sv_ts(da, out)
                     if sv is None and keeps_scalar:
                         sv = ()
-                    s = TAPE.record_small(c_ts, _DT[da.dtype.char], out, 1, _slot(a), 0, 1, c, sv)
-                    return _make(out, s, True)
+                    sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
+                    return _make(out, _recorded(r_ts, (da, c, out), sv, (None, sa)), True)
+                k_ts(da, c, out)
                 return _make(out, -1, False)
             if tb is Tensor:
                 db = b._data
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
+                    if (a._rg or b._rg) and STATE.enabled:
+                        sv = sv_tt(da, db, out)
+                        sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
+                        sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
+                        if da.size < PAR_MIN:
+                            s = _recorded(r_tt, (da, db, out), sv, (None, sa, sb))
+                        else:
+                            k_par(da, db, out)
+                            dt = _DT[da.dtype.char]
+                            s = TAPE.record_small(c_tt, dt, out, 2, sa, sb, 0, 0.0, sv)
+                        return _make(out, s, True)
                     if da.size < PAR_MIN:
                         k_tt(da, db, out)
                     else:
                         k_par(da, db, out)
-                    if (a._rg or b._rg) and STATE.enabled:
-                        sv = sv_tt(da, db, out)
-                        dt = _DT[da.dtype.char]
-                        s = TAPE.record_small(c_tt, dt, out, 2, _slot(a), _slot(b), 0, 0.0, sv)
-                        return _make(out, s, True)
                     return _make(out, -1, False)
         elif type(b) is Tensor and (type(a) is float or type(a) is int):
             db = b._data
             if db.dtype.kind == "f":
                 out = np.empty(db.shape, db.dtype)
                 c = float(a)
-                k_st(c, db, out)
                 if b._rg and STATE.enabled:
                     sv = sv_st(db, out)
                     if sv is None and keeps_scalar:
                         sv = ()
-                    s = TAPE.record_small(c_st, _DT[db.dtype.char], out, 1, _slot(b), 0, 1, c, sv)
-                    return _make(out, s, True)
+                    sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
+                    return _make(out, _recorded(r_st, (c, db, out), sv, (None, sb)), True)
+                k_st(c, db, out)
                 return _make(out, -1, False)
         return binary(name, a, b)
 
