@@ -39,6 +39,9 @@ GROUPS = {
         "first gradient: fresh `python -c 'import <lib>; <chain grad>'`, wall time",
         0.5,
     ),
+    "mlp-step": ("MLP training step 784-256-10, batch 256, f32, ReLU, cross-entropy, SGD", 1.0),
+    "digits-epoch": ("one epoch of examples/train_digits.py (8x8 digits MLP)", 1.0),
+    "physics-fit": ("one iteration of examples/physics_fit.py (damped oscillator)", 0.5),
 }
 # nbgrad variants per group; only "nbgrad" vs "torch" is judged against the target.
 VARIANT_NOTES = {

@@ -34,6 +34,10 @@ from ._dtype import int_ as int  # noqa: A004
 from ._size import Size
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
+    BoolTensor,
+    DoubleTensor,
+    FloatTensor,
+    LongTensor,
     arange,
     as_tensor,
     empty,
@@ -61,3 +65,5 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
+from . import nn, optim  # noqa: E402
+from .serialization import load, save  # noqa: E402

@@ -46,6 +46,26 @@ def _writable(d):
 
 HASH = _source_hash()
 DIR = _root() / HASH
+KEEP = 4  # cache directories (source versions) kept; older ones are removed
+
+
+def _prune(root):
+    """Remove all but the KEEP most recently used source versions' caches."""
+    import shutil
+
+    try:
+        dirs = sorted(
+            (d for d in root.iterdir() if d.is_dir() and len(d.name) == 16),
+            key=lambda d: d.stat().st_mtime,
+        )
+        for d in dirs[:-KEEP]:
+            shutil.rmtree(d, ignore_errors=True)
+    except OSError:
+        pass
+
+
+if not DIR.exists() and _writable(DIR):
+    _prune(DIR.parent)
 if not _writable(DIR):
     DIR = Path(tempfile.gettempdir()) / f"nbgrad-{os.getuid()}" / HASH
     DIR.mkdir(parents=True, exist_ok=True)

@@ -94,3 +94,17 @@ def result_type_scalar(t, scalar):
     if isinstance(scalar, builtins_float):
         return t if t.is_floating_point else get_default_dtype()
     return t if t is not bool_ else int64
+
+
+_SCALAR_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "int64": "Long",
+    "int32": "Int",
+    "bool": "Bool",
+}
+
+
+def scalar_name(d):
+    """PyTorch's scalar-type name of a dtype, as in its error messages ("Float", "Long")."""
+    return _SCALAR_NAMES.get(d.name, d.name.capitalize())

@@ -4,6 +4,8 @@ import numbers
 
 import numpy as np
 
+from nbgrad._array import contig
+
 from . import _dtype
 from .tensor import Tensor
 
@@ -32,7 +34,7 @@ def _check_device(device):
 
 def _finish(arr, requires_grad, device=None):
     _check_device(device)
-    arr = np.ascontiguousarray(arr)
+    arr = contig(arr)
     t = Tensor._make(arr, -1, False)
     if requires_grad:
         t.requires_grad_(True)
@@ -52,6 +54,8 @@ def _infer_dtype(data):
                 walk(y)
         elif isinstance(x, Tensor):
             kinds.add(x._data.dtype.kind)
+        elif isinstance(x, np.floating):
+            kinds.add(x.dtype.char)  # NumPy scalars keep their precision, as in PyTorch
         elif isinstance(x, bool | np.bool_):
             kinds.add("b")
         elif isinstance(x, numbers.Integral):
@@ -62,6 +66,8 @@ def _infer_dtype(data):
             raise TypeError(f"Could not infer dtype of {type(x).__name__}")
 
     walk(data)
+    if "d" in kinds:
+        return _dtype.float64
     if "f" in kinds:
         return _dtype.get_default_dtype()
     if "i" in kinds:
@@ -117,7 +123,7 @@ def from_numpy(arr):
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
     _dtype.from_numpy_dtype(arr.dtype)
-    return Tensor._make(np.ascontiguousarray(arr), -1, False)
+    return Tensor._make(contig(arr), -1, False)
 
 
 def _shape(size):
@@ -235,3 +241,20 @@ def normal_(t, mean=0.0, std=1.0):
 def uniform_(t, a=0.0, b=1.0):
     t._data[...] = _rng[0].uniform(a, b, t._data.shape)
     return t
+
+
+def _legacy(dtype, name):
+    def ctor(*args):
+        """Legacy constructor: FloatTensor([[1, 2]]) copies data, FloatTensor(2, 3) sizes."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            return tensor(args[0], dtype=dtype)
+        return _finish(np.zeros(_shape(args), dtype.np), False)
+
+    ctor.__name__ = name
+    return ctor
+
+
+FloatTensor = _legacy(_dtype.float32, "FloatTensor")
+DoubleTensor = _legacy(_dtype.float64, "DoubleTensor")
+LongTensor = _legacy(_dtype.int64, "LongTensor")
+BoolTensor = _legacy(_dtype.bool_, "BoolTensor")

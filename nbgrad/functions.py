@@ -1,6 +1,12 @@
 """Top-level functional forms (`nbgrad.exp(x)`, `nbgrad.sum(x, 0)`, ...)."""
 
+import numpy as np
+
+from nbgrad._array import contig
+
+from .ops import activations as _act
 from .ops import linalg, pointwise, reduce, views
+from .ops import softmax as _softmax
 from .tensor import Tensor
 
 
@@ -59,6 +65,7 @@ def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
 
 matmul = linalg.matmul
 mm = linalg.mm
+bmm = linalg.bmm
 dot = linalg.dot
 outer = ger = linalg.outer
 
@@ -133,5 +140,166 @@ def equal(a, b):
     return a._data.shape == b._data.shape and bool((a._data == b._data).all())
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("Tensor",)]
-_ = Tensor
+# -- op coverage (issue 3) ---------------------------------------------------------------
+def _unary_int_ok(name, np_fn):
+    """Elementwise op that keeps integer dtypes (torch: floor/ceil/round/sign/square)."""
+    f = pointwise.FAST[name]
+
+    def g(input):  # noqa: A002
+        if isinstance(input, Tensor) and input._data.dtype.kind in "iub":
+            return Tensor._make(contig(np_fn(input._data)), -1, False)
+        return f(input)
+
+    g.__name__ = name
+    return g
+
+
+square = _unary_int_ok("square", np.square)
+sign = _unary_int_ok("sign", np.sign)
+floor = _unary_int_ok("floor", lambda a: a.copy())
+ceil = _unary_int_ok("ceil", lambda a: a.copy())
+
+
+def round(input, *, decimals=0):  # noqa: A001, A002
+    if decimals:
+        s = 10.0**decimals
+        return _round(input * s) / s
+    return _round(input)
+
+
+_round = _unary_int_ok("round", lambda a: a.copy())
+exp2 = _unary("exp2")
+log2 = _unary("log2")
+log10 = _unary("log10")
+log1p = _unary("log1p")
+expm1 = _unary("expm1")
+reciprocal = _unary("reciprocal")
+rsqrt = _unary("rsqrt")
+sinh = _unary("sinh")
+cosh = _unary("cosh")
+tan = _unary("tan")
+asin = arcsin = _unary("asin")
+acos = arccos = _unary("acos")
+atan = arctan = _unary("atan")
+erf = _unary("erf")
+silu = _unary("silu")
+
+
+def atan2(input, other):  # noqa: A002
+    return pointwise.binary("atan2", input, other)
+
+
+arctan2 = atan2
+
+
+def _binary_tensors(name):
+    def f(input, other):  # noqa: A002
+        for t in (input, other):
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                    f"{type(t).__name__}"
+                )
+        if input._data.dtype.kind != "f" and other._data.dtype.kind != "f":
+            from .ops.pointwise import broadcast_shapes
+
+            broadcast_shapes(input._data.shape, other._data.shape)
+            npf = np.maximum if name == "maximum" else np.minimum
+            r = npf(input._data, other._data)
+            return Tensor._make(contig(r), -1, False)
+        return pointwise.binary(name, input, other)
+
+    f.__name__ = name
+    return f
+
+
+maximum = _binary_tensors("maximum")
+minimum = _binary_tensors("minimum")
+fmax_ = maximum
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    from .nn.functional import gelu as _g
+
+    return _g(input, approximate)
+
+
+def softmax(input, dim=None, dtype=None):  # noqa: A002
+    return _softmax.softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):  # noqa: A002
+    return _softmax.log_softmax(input, dim, dtype)
+
+
+def clamp(input, min=None, max=None):  # noqa: A001, A002
+    return _act.clamp(input, min, max)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A001, A002
+    return _act.clamp(input, min, None)
+
+
+def clamp_max(input, max):  # noqa: A001, A002
+    return _act.clamp(input, None, max)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+    return _act.hardtanh(input, min_val, max_val)
+
+
+# -- reductions, selection, joins, indexing, einsum (issue 3) -----------------------------
+from .ops import einsum as _einsum_mod  # noqa: E402
+from .ops import indexing as _indexing  # noqa: E402
+from .ops import joins as _joins  # noqa: E402
+from .ops import select as _select  # noqa: E402
+
+max = _select.max  # noqa: A001
+min = _select.min  # noqa: A001
+amax = _select.amax
+amin = _select.amin
+argmax = _select.argmax
+argmin = _select.argmin
+where = _select.where
+prod = reduce.prod
+var = reduce.var
+std = reduce.std
+logsumexp = reduce.logsumexp
+cumsum = reduce.cumsum
+cat = concat = concatenate = _joins.cat
+stack = _joins.stack
+hstack = _joins.hstack
+vstack = _joins.vstack
+split = _joins.split
+chunk = _joins.chunk
+unbind = _joins.unbind
+narrow = _joins.narrow
+flip = _joins.flip
+fliplr = _joins.fliplr
+flipud = _joins.flipud
+tile = _joins.tile
+movedim = moveaxis = _joins.movedim
+gather = _indexing.gather
+take_along_dim = _indexing.take_along_dim
+scatter_add = _indexing.scatter_add
+index_select = _indexing.index_select
+index_add = _indexing.index_add
+einsum = _einsum_mod.einsum
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    return var(input, dim, unbiased, keepdim, correction=correction), mean(
+        input, dim if not isinstance(dim, bool) else None, keepdim
+    )
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    return std(input, dim, unbiased, keepdim, correction=correction), mean(
+        input, dim if not isinstance(dim, bool) else None, keepdim
+    )
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("Tensor", "np", "fmax_")]

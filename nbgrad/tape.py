@@ -20,7 +20,9 @@ freeing a graph is one vectorised assignment); the VJP reads them by address.
 import weakref
 
 import numpy as np
-from numba import njit
+from numba import carray, njit
+
+from .backends.cpu.memory import _voidptr, address
 
 # row columns
 R_CODE, R_DT, R_NOUT, R_NIN, R_IPOS, R_ILEN, R_FPOS, R_FLEN, R_SAVED = range(9)
@@ -34,7 +36,7 @@ MAXD = 10
 SW = S_SHAPE + MAXD
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _set_slot(S, s, arr, dt, rg, prod):
     S[s, S_ADDR] = arr.ctypes.data
     S[s, S_NUMEL] = arr.size
@@ -46,7 +48,7 @@ def _set_slot(S, s, arr, dt, rg, prod):
         S[s, S_SHAPE + d] = arr.shape[d]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
     R[k, R_CODE] = code
     R[k, R_DT] = dt
@@ -59,7 +61,7 @@ def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
     R[k, R_SAVED] = saves
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
     """The common row: one output, at most two inputs and one float attr, no int attrs."""
     _row_header(R, k, code, dt, 1, nin, ipos, 1 + nin, fpos, nf, saves)
@@ -72,21 +74,40 @@ def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, i
     _set_slot(S, out, out_arr, dt, 1, k)
 
 
-@njit(cache=True)
-def record_small_at_end(R, I, F, S, ctr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
-    """`_record_small` at the tape's end (counters in `ctr`: rows, ints, floats used).
+# The tape descriptor: an int64 array holding the tape arrays' addresses and sizes and the
+# counters (rows, payload ints, float attrs used). Compiled code that appends rows takes
+# its address, one integer, instead of five arrays (Numba unboxes each array argument).
+D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS = range(11)
+
+
+@njit(cache=True, error_model="numpy")
+def _describe(desc, R, I, F, S):
+    desc[D_R], desc[D_NR] = R.ctypes.data, R.shape[0]
+    desc[D_I], desc[D_NI] = I.ctypes.data, I.size
+    desc[D_F], desc[D_NF] = F.ctypes.data, F.size
+    desc[D_S], desc[D_NS] = S.ctypes.data, S.shape[0]
+
+
+@njit(cache=True, error_model="numpy")
+def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
+    """`_record_small` at the tape's end, the tape given by its descriptor's address.
     Returns the row index, or -1 if the tape is full (the caller makes room and retries)."""
-    k, ipos, fpos = ctr[0], ctr[1], ctr[2]
-    if k >= R.shape[0] or ipos + 3 > I.size or fpos + 1 > F.size:
+    d = carray(_voidptr(desc_addr), 11, np.int64)
+    k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
+    if k >= d[D_NR] or ipos + 3 > d[D_NI] or fpos + 1 > d[D_NF]:
         return -1
+    R = carray(_voidptr(d[D_R]), (d[D_NR], RW), np.int64)
+    I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
+    F = carray(_voidptr(d[D_F]), d[D_NF], np.float64)
+    S = carray(_voidptr(d[D_S]), (d[D_NS], SW), np.int64)
     _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves)
-    ctr[0] = k + 1
-    ctr[1] = ipos + 1 + nin
-    ctr[2] = fpos + nf
+    d[D_N] = k + 1
+    d[D_IPOS] = ipos + 1 + nin
+    d[D_FPOS] = fpos + nf
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves):
     """Any row: `payload` is outs, ins, int attrs; `out_arr` is the value of outs[0]."""
     _row_header(R, k, code, dt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
@@ -95,7 +116,7 @@ def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out
     _set_slot(S, payload[0], out_arr, dt, 1, k)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _gc(R, I, F, S, n, live_slot):
     """Mark rows reachable from live slots, compact them in place; return the kept rows.
 
@@ -144,14 +165,21 @@ class Tape:
         self.F = np.zeros(rows * 2, np.float64)
         self.S = np.zeros((slots, SW), np.int64)
         self.saved = np.empty(rows, object)  # per row: what its VJP reads (or a custom ctx)
-        # rows, payload ints and float attrs used; an array so compiled code can append
-        self.ctr = np.zeros(3, np.int64)
+        self.desc = np.zeros(11, np.int64)
+        self.desc_addr = address(self.desc)
+        self.ctr = self.desc[D_N : D_FPOS + 1]  # rows, payload ints, float attrs used
         self.handles = [0] * slots  # live tensors per slot
         self.free = list(range(slots - 1, -1, -1))
         self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
         # per-sweep scratch, sized with the slot table
         self.gaddr = np.zeros(slots, np.int64)
         self.ginit = np.zeros(slots, np.uint8)
+        self.mark = np.zeros(slots, np.uint8)
+        self._describe()
+
+    def _describe(self):
+        """Refresh the descriptor after any tape array was reallocated."""
+        _describe(self.desc, self.R, self.I, self.F, self.S)
 
     n = property(lambda self: int(self.ctr[0]), lambda self, v: self.ctr.__setitem__(0, v))
     ipos = property(lambda self: int(self.ctr[1]), lambda self, v: self.ctr.__setitem__(1, v))
@@ -181,10 +209,12 @@ class Tape:
         old = self.S.shape[0]
         new = old * 2
         self.S = np.concatenate([self.S, np.zeros((new - old, SW), np.int64)])
+        self._describe()
         self.handles.extend([0] * (new - old))
         self.free.extend(range(new - 1, old - 1, -1))
         self.gaddr = np.zeros(new, np.int64)
         self.ginit = np.zeros(new, np.uint8)
+        self.mark = np.zeros(new, np.uint8)
 
     # -- rows ----------------------------------------------------------------------
     def reserve(self, nint, nfloat):
@@ -199,6 +229,7 @@ class Tape:
             self.I = np.concatenate([self.I, np.zeros_like(self.I)])
         while self.fpos + nfloat > self.F.size // 2:
             self.F = np.concatenate([self.F, np.zeros_like(self.F)])
+        self._describe()
 
     def _grow_rows(self):
         self.R = np.concatenate([self.R, np.zeros_like(self.R)])
@@ -230,10 +261,10 @@ class Tape:
         s = self.new_out_slot()
         saves = SAVES_NONE if saved is None else SAVES_LIVE
         args = (code, dt, s, out_arr, nin, in0, in1, nf, f0, saves)
-        k = record_small_at_end(self.R, self.I, self.F, self.S, self.ctr, *args)
+        k = record_small_at_end(self.desc_addr, *args)
         if k < 0:
             self.reserve(3, 1)
-            k = record_small_at_end(self.R, self.I, self.F, self.S, self.ctr, *args)
+            k = record_small_at_end(self.desc_addr, *args)
         self.saved[k] = saved
         return s
 

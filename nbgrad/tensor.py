@@ -161,7 +161,7 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        return self._leaf
+        return bool(self._leaf)
 
     @property
     def grad(self):
@@ -172,7 +172,9 @@ class Tensor:
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
                 "Its .grad attribute won't be populated during autograd.backward(). If you "
                 "indeed want the .grad field to be populated for a non-leaf Tensor, use "
-                ".retain_grad() on the non-leaf Tensor.",
+                ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                "mistake, make sure you access the leaf Tensor instead. See "
+                "github.com/pytorch/pytorch/pull/30531 for more informations.",
                 UserWarning,
                 stacklevel=2,
             )
@@ -205,10 +207,10 @@ class Tensor:
         return Node.of_slot(self._slot)
 
     def retain_grad(self):
-        if self._leaf:
-            return
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._leaf:
+            return
         self._retain = True
         import weakref
 
@@ -292,8 +294,33 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError("data must be a Tensor")
+        if self._slot >= 0:
+            # rows recorded so far keep the old buffer (they hold it); later ops must see the
+            # new one, so this tensor enters the tape afresh
+            TAPE.release(self._slot)
+            self._slot = -1
         self._data = value._data
         self._version += 1
+
+    def __deepcopy__(self, memo):
+        if not self._leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a module, "
+                "this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        import copy
+
+        t = object.__new__(type(self))
+        t._data = self._data.copy()
+        t._slot = -1
+        t._rg = self._rg
+        t._aux = None
+        if self._grad is not None:
+            t._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = t
+        return t
 
     def detach(self):
         return Tensor._make(self._data, -1, False)
@@ -576,7 +603,7 @@ class Tensor:
             raise RuntimeError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
             )
-        return self if self._data.ndim < 2 else _views.transpose(self, 0, 1)
+        return _views.t(self)
 
     @property
     def T(self):
@@ -646,6 +673,215 @@ class Tensor:
     def outer(self, other):
         return _linalg.outer(self, other)
 
+    # -- op coverage (issue 3): elementwise, softmax, reductions, joins, indexing --------
+    def square(self):
+        return _fn.square(self)
+
+    def exp2(self):
+        return _fn.exp2(self)
+
+    def log2(self):
+        return _fn.log2(self)
+
+    def log10(self):
+        return _fn.log10(self)
+
+    def log1p(self):
+        return _fn.log1p(self)
+
+    def expm1(self):
+        return _fn.expm1(self)
+
+    def reciprocal(self):
+        return _fn.reciprocal(self)
+
+    def rsqrt(self):
+        return _fn.rsqrt(self)
+
+    def sinh(self):
+        return _fn.sinh(self)
+
+    def cosh(self):
+        return _fn.cosh(self)
+
+    def tan(self):
+        return _fn.tan(self)
+
+    def asin(self):
+        return _fn.asin(self)
+
+    def acos(self):
+        return _fn.acos(self)
+
+    def atan(self):
+        return _fn.atan(self)
+
+    arcsin, arccos, arctan = asin, acos, atan
+
+    def atan2(self, other):
+        return _fn.atan2(self, other)
+
+    arctan2 = atan2
+
+    def erf(self):
+        return _fn.erf(self)
+
+    def sign(self):
+        return _fn.sign(self)
+
+    def floor(self):
+        return _fn.floor(self)
+
+    def ceil(self):
+        return _fn.ceil(self)
+
+    def round(self, *, decimals=0):
+        return _fn.round(self, decimals=decimals)
+
+    def softmax(self, dim, dtype=None):
+        return _fn.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _fn.log_softmax(self, dim, dtype)
+
+    def clamp(self, min=None, max=None):  # noqa: A002
+        return _fn.clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min):  # noqa: A002
+        return _fn.clamp(self, min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        return _fn.clamp(self, None, max)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        self._check_inplace()
+        return self._assign(_fn.clamp(self, min, max))
+
+    clip_ = clamp_
+
+    def maximum(self, other):
+        return _fn.maximum(self, other)
+
+    def minimum(self, other):
+        return _fn.minimum(self, other)
+
+    def max(self, dim=None, keepdim=False):
+        return _fn.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _fn.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _fn.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _fn.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _fn.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _fn.argmin(self, dim, keepdim)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _fn.prod(self, dim, keepdim, dtype=dtype)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _fn.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _fn.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _fn.logsumexp(self, dim, keepdim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _fn.cumsum(self, dim, dtype=dtype)
+
+    def where(self, condition, other):
+        return _fn.where(condition, self, other)
+
+    def split(self, split_size, dim=0):
+        return _fn.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _fn.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _fn.unbind(self, dim)
+
+    def narrow(self, dim, start, length):
+        return _fn.narrow(self, dim, start, length)
+
+    def flip(self, *dims):
+        return _fn.flip(self, _views.as_shape(dims))
+
+    def fliplr(self):
+        return _fn.fliplr(self)
+
+    def flipud(self):
+        return _fn.flipud(self)
+
+    def repeat(self, *sizes):
+        from .ops.joins import repeat
+
+        return repeat(self, _views.as_shape(sizes))
+
+    def tile(self, *dims):
+        return _fn.tile(self, _views.as_shape(dims))
+
+    def movedim(self, source, destination):
+        return _fn.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def gather(self, dim, index):
+        return _fn.gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        return _fn.take_along_dim(self, indices, dim)
+
+    def scatter_add(self, dim, index, src):
+        return _fn.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        self._check_inplace()
+        return self._assign(_fn.scatter_add(self, dim, index, src))
+
+    def index_select(self, dim, index):
+        return _fn.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _fn.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        self._check_inplace()
+        return self._assign(_fn.index_add(self, dim, index, source, alpha=alpha))
+
+    def index_put(self, indices, values, accumulate=False):
+        from .ops.indexing import index_put
+
+        return index_put(self, tuple(indices), values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        from .ops.indexing import index_put
+
+        self._check_inplace()
+        return self._assign(index_put(self, tuple(indices), values, accumulate))
+
+    def masked_fill(self, mask, value):
+        return _fn.where(mask, value, self)
+
+    def masked_select(self, mask):
+        from .ops.indexing import take
+
+        m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, self._data.shape))
+        x = self if self._data.shape == m.shape else _views.expand(self, m.shape)
+        pos = np.flatnonzero(m)
+        return take(x, pos, (pos.size,), "MaskedSelectBackward0")
+
 
 def _wrap_dim(dim, ndim):
     n = max(ndim, 1)
@@ -654,6 +890,11 @@ def _wrap_dim(dim, ndim):
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
+
+
+# Exact types the elementwise fast paths accept (subclasses register here, e.g. Parameter);
+# a set lookup costs what an `is` check does and keeps isinstance() off the hot path.
+TENSOR_TYPES = {Tensor}
 
 
 def is_tensor(obj):
@@ -667,5 +908,6 @@ from .ops import reduce as _reduce  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
 _FAST = _pw.FAST
+from . import functions as _fn  # noqa: E402
 
 __all__ = ["Tensor", "is_tensor", "S_RG"]

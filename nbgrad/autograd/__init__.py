@@ -2,6 +2,13 @@
 
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
+
+def Variable(data, requires_grad=False, volatile=False):  # noqa: N802 - PyTorch's name
+    """Deprecated in PyTorch: returns `data` (a Tensor) with `requires_grad` set."""
+    data.requires_grad_(requires_grad) if requires_grad else None
+    return data
+
+
 _LAZY = {
     "backward": ".engine",
     "grad": ".engine",

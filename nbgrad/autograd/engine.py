@@ -7,6 +7,8 @@ place (as PyTorch does), otherwise a fresh array becomes the new `.grad` with no
 
 import numpy as np
 
+from nbgrad._array import contig
+
 from ..backends.cpu import dispatch
 from ..backends.cpu.engine import accumulate, finish, plan, read
 from ..backends.cpu.memory import address
@@ -79,7 +81,7 @@ def _seeds(outputs, grad_outputs, is_backward):
                 f"For invalid gradient dtype: grad_output[{i}] has dtype {g.dtype.name} "
                 f"but expected a floating point dtype"
             )
-        seeds.append(np.ascontiguousarray(g._data, dtype=out._data.dtype).reshape(-1))
+        seeds.append(contig(g._data, dtype=out._data.dtype).reshape(-1))
     return seeds
 
 
@@ -87,15 +89,18 @@ def _slot(t):
     return t._slot if t._slot >= 0 else TAPE.leaf_slot(t)
 
 
-def _run(outputs, seeds, retain_graph, wanted):
-    """One backward pass. `wanted`: slots whose gradients to return (None: accumulate
-    into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}."""
+def _run(outputs, seeds, retain_graph, wanted_tensors):
+    """One backward pass. `wanted_tensors`: tensors whose gradients to return (None:
+    accumulate into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}."""
     T = TAPE
     roots = np.array([_slot(o) for o in outputs], np.int64)
-    restrict = wanted is not None
+    restrict = wanted_tensors is not None
+    if restrict:
+        wanted_tensors = {_slot(t): t for t in wanted_tensors}
+        wanted = list(wanted_tensors)
     ins = np.array(wanted, np.int64) if restrict else _EMPTY
-    needed, arena, used, leaves, freed, missing = plan(
-        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN
+    rows, arena, used, leaves, freed, missing = plan(
+        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark
     )
     if missing.size:
         dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
@@ -103,11 +108,14 @@ def _run(outputs, seeds, retain_graph, wanted):
         T.gaddr[used] = 0
         raise RuntimeError(SECOND_BACKWARD)
     result = {}
-    # leaf buffers
+    # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
-        shape, dt = _shape_dtype(s)
         if restrict:
-            buf = np.empty(shape, dt)
+            t = wanted_tensors.get(s)
+            if t is None:
+                T.gaddr[s] = 0
+                continue
+            buf = np.empty(t._data.shape, t._data.dtype)
             result[s] = buf
         else:
             ref = T.watch.get(s)
@@ -117,30 +125,29 @@ def _run(outputs, seeds, retain_graph, wanted):
                 continue
             g = t._grad
             if g is not None and g._data.flags.writeable and g._data.base is None:
-                buf = g._data
-                T.gaddr[s] = address(buf)
+                T.gaddr[s] = address(g._data)
                 T.ginit[s] = 1
                 result[s] = None  # accumulated in place
                 continue
-            buf = np.empty(shape, dt)
+            buf = np.empty(t._data.shape, t._data.dtype)
             result[s] = buf
         T.gaddr[s] = address(buf)
         T.ginit[s] = 0
     for s, g in zip(roots.tolist(), seeds):
         if T.gaddr[s]:
             accumulate(T.gaddr, T.ginit, s, g)
-    dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, needed)
+    dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
     ctx = address(_CTX)
-    k = T.n - 1
+    i = 0
     try:
-        while k >= 0:
-            k = dispatch.sweep(T.R, needed, dispatch.FN, ctx, k, _CUSTOM_CODE)
-            if k < -1:
-                raise AssertionError(f"internal error: no VJP compiled for row {-2 - k}")
-            if k < 0:
+        while True:
+            i = dispatch.sweep(T.R, rows, dispatch.FN, ctx, i, _CUSTOM_CODE)
+            if i < -1:
+                raise AssertionError(f"internal error: no VJP compiled for row {rows[-2 - i]}")
+            if i < 0:
                 break
-            _run_custom(k)
-            k -= 1
+            _run_custom(int(rows[i]))
+            i += 1
         if restrict:
             for s in wanted:
                 if s in result:
@@ -159,9 +166,9 @@ def _run(outputs, seeds, retain_graph, wanted):
                     del result[s]
             _retained(result)
     finally:
-        rows = finish(T.R, T.gaddr, T.ginit, used, leaves, needed, not retain_graph)
-        if rows.size:
-            _free(rows)
+        freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
+        if freed_rows.size:
+            _free(freed_rows)
     del arena
     return result
 
@@ -238,7 +245,7 @@ def _run_custom(k):
         gd = g._data
         if gd.shape != shape:
             gd = _sum_to(gd, shape, name, pos)
-        accumulate(T.gaddr, T.ginit, s, np.ascontiguousarray(gd, dtype=dt).reshape(-1))
+        accumulate(T.gaddr, T.ginit, s, contig(gd, dtype=dt).reshape(-1))
     assert ni == len(ctx.tensor_positions)
 
 
@@ -279,8 +286,8 @@ def backward(
     if inputs is not None:
         ins = _tuple(inputs)
         if not ins:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        res = _run(outputs, seeds, retain, [_slot(t) for t in ins])
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        res = _run(outputs, seeds, retain, ins)
         for t in ins:
             buf = res.get(t._slot)
             if buf is not None:
@@ -334,15 +341,15 @@ def grad(
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     seeds = _seeds(outs, _tuple(grad_outputs) if grad_outputs is not None else None, False)
     retain = bool(retain_graph) if retain_graph is not None else create_graph
-    res = _run(outs, seeds, retain, [_slot(t) for t in ins])
+    res = _run(outs, seeds, retain, ins)
     out = []
-    for t in ins:
+    for i, t in enumerate(ins):
         buf = res.get(t._slot)
         if buf is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
                 )
             out.append(
                 Tensor._make(np.zeros_like(t._data), -1, False) if materialize_grads else None

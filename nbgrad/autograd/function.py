@@ -8,6 +8,8 @@ gradient per forward argument, each of its input's shape or broadcastable down t
 
 import numpy as np
 
+from nbgrad._array import contig
+
 from ..ops.emit import needs_record, slot_of
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
@@ -117,7 +119,7 @@ class Function:
             if id(o) in nondiff or o._data.dtype.kind != "f":
                 wrapped.append(Tensor._make(o._data, -1, False))
                 continue
-            data = o._data if o._data.flags.c_contiguous else np.ascontiguousarray(o._data)
+            data = o._data if o._data.flags.c_contiguous else contig(o._data)
             wrapped.append(Tensor._make(data, -1, True))
             diff_arrays.append(data)
         diff = [w for w in wrapped if isinstance(w, Tensor) and w._rg]

@@ -24,6 +24,28 @@ UNARY = {
     "relu": ("ReluBackward0", "x if not x <= 0 else 0.0", "g if y > 0 else 0.0"),
     "sqrt": ("SqrtBackward0", "sqrt(x)", "g / (2 * y)"),
     "abs": ("AbsBackward0", "fabs(x)", "g * sign(x)"),
+    "square": ("PowBackward0", "x * x", "g * 2 * x"),
+    "exp2": ("Exp2Backward0", "exp2(x)", "g * y * 0.6931471805599453"),
+    "log2": ("Log2Backward0", "log2(x)", "g / (x * 0.6931471805599453)"),
+    "log10": ("Log10Backward0", "log10(x)", "g / (x * 2.302585092994046)"),
+    "log1p": ("Log1PBackward0", "log1p(x)", "g / (1 + x)"),
+    "expm1": ("Expm1Backward0", "expm1(x)", "g * (y + 1)"),
+    "reciprocal": ("ReciprocalBackward0", "1 / x", "-g * y * y"),
+    "rsqrt": ("RsqrtBackward0", "1 / sqrt(x)", "-0.5 * g * y * y * y"),
+    "sinh": ("SinhBackward0", "sinh(x)", "g * cosh(x)"),
+    "cosh": ("CoshBackward0", "cosh(x)", "g * sinh(x)"),
+    "tan": ("TanBackward0", "tan(x)", "g * (1 + y * y)"),
+    "asin": ("AsinBackward0", "asin(x)", "g / sqrt(1 - x * x)"),
+    "acos": ("AcosBackward0", "acos(x)", "-g / sqrt(1 - x * x)"),
+    "atan": ("AtanBackward0", "atan(x)", "g / (1 + x * x)"),
+    "erf": ("ErfBackward0", "erf(x)", "g * 1.1283791670955126 * exp(-x * x)"),
+    "sign": ("SignBackward0", "sign(x)", "0.0"),
+    "floor": ("FloorBackward0", "floor(x)", "0.0"),
+    "ceil": ("CeilBackward0", "ceil(x)", "0.0"),
+    "round": ("RoundBackward0", "rint(x)", "0.0"),
+    "silu": ("SiluBackward0", "x * sigmoid(x)", "g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))"),
+    "gelu": ("GeluBackward0", "x * ncdf(x)", "g * (ncdf(x) + x * npdf(x))"),
+    "gelu_tanh": ("GeluBackward0", "gelu_tanh(x)", "g * gelu_tanh_grad(x)"),
 }
 
 # name: (node names for tensor-tensor, tensor-scalar, scalar-tensor; forward; vjp a; vjp b)
@@ -37,6 +59,25 @@ BINARY = {
         "pow_(a, b)",
         "0.0 if b == 0 else g * b * pow_(a, b - 1)",
         "0.0 if (a == 0 and b >= 0) else g * y * log(a)",
+    ),
+    "atan2": (
+        ("Atan2Backward0",) * 3,
+        "atan2(a, b)",
+        "0.0 if (a == 0 and b == 0) else fdiv(g * b, a * a + b * b)",
+        "0.0 if (a == 0 and b == 0) else fdiv(-g * a, a * a + b * b)",
+    ),
+    # ties share the gradient evenly, as PyTorch's maximum/minimum
+    "maximum": (
+        ("MaximumBackward0",) * 3,
+        "a if (a >= b or a != a) else b",
+        "g if a > b else (0.5 * g if a == b else 0.0 * g)",
+        "g if b > a else (0.5 * g if a == b else 0.0 * g)",
+    ),
+    "minimum": (
+        ("MinimumBackward0",) * 3,
+        "a if (a <= b or a != a) else b",
+        "g if a < b else (0.5 * g if a == b else 0.0 * g)",
+        "g if b < a else (0.5 * g if a == b else 0.0 * g)",
     ),
 }
 

@@ -9,31 +9,51 @@ that broadcast any other way are expanded first (ExpandBackward0 sums them back)
 import numpy as np
 from numba import njit
 
-from ..backends.cpu.rowio import acc, cot, iattr, in_slot, out_slot, value, wants
+from nbgrad._array import contig
+
+from ..backends.cpu.blas import matmul_into
+from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .emit import emit
 from .registry import register
 
-_NODES = {"dot": "DotBackward0", "mv": "MvBackward0", "mm": "MmBackward0", "bmm": "BmmBackward0"}
+_NODES = {
+    "dot": "DotBackward0",
+    "mv": "MvBackward0",
+    "mm": "MmBackward0",
+    "bmm": "BmmBackward0",
+    # matmul of batched operands: PyTorch folds/reshapes, so its last node is a view
+    "batched": "UnsafeViewBackward0",
+}
 _OPS = {k: register("matmul_" + k, v, "nbgrad.ops.linalg:vjp_matmul") for k, v in _NODES.items()}
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_matmul(T, k, V):
     s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
     B, m, kk, n = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
     ab, bb = iattr(T, k, 4), iattr(T, k, 5)
     g = cot(T, s_y, V).reshape((B, m, n))
+    # first contribution written by BLAS in place; later ones (or a shared operand's
+    # sum over the batch) added
     if wants(T, s_a):
         b = value(T, s_b, V).reshape((B if bb else 1, kk, n))
-        ga = acc(T, s_a, V).reshape((B if ab else 1, m, kk))
+        ga = cot(T, s_a, V).reshape((B if ab else 1, m, kk))
+        init = first(T, s_a)
         for i in range(B):
-            ga[i if ab else 0] += np.dot(g[i], b[i if bb else 0].T)
+            if init and (ab or i == 0):
+                np.dot(g[i], b[i if bb else 0].T, ga[i if ab else 0])
+            else:
+                ga[i if ab else 0] += np.dot(g[i], b[i if bb else 0].T)
     if wants(T, s_b):
         a = value(T, s_a, V).reshape((B if ab else 1, m, kk))
-        gb = acc(T, s_b, V).reshape((B if bb else 1, kk, n))
+        gb = cot(T, s_b, V).reshape((B if bb else 1, kk, n))
+        init = first(T, s_b)
         for i in range(B):
-            gb[i if bb else 0] += np.dot(a[i if ab else 0].T, g[i])
+            if init and (bb or i == 0):
+                np.dot(a[i if ab else 0].T, g[i], gb[i if bb else 0])
+            else:
+                gb[i if bb else 0] += np.dot(a[i if ab else 0].T, g[i])
 
 
 def _check(a, b, name):
@@ -70,7 +90,7 @@ def matmul(a, b):
             f"{kb}x{db.shape[-1] if nb > 1 else 1})"
         )
     if not a.dtype.is_floating_point:
-        return Tensor._make(np.ascontiguousarray(np.matmul(da, db)), -1, False)
+        return Tensor._make(contig(np.matmul(da, db)), -1, False)
     m = da.shape[-2] if na > 1 else 1
     n = db.shape[-1] if nb > 1 else 1
     bsa, bsb = da.shape[:-2], db.shape[:-2]
@@ -84,16 +104,17 @@ def matmul(a, b):
         if bsb != bs:
             b = expand(b, bs + db.shape[-2:])
         return matmul(a, b)
-    out = np.ascontiguousarray(np.matmul(da, db))
     if not bsa and not bsb:
         kind = "dot" if na == nb == 1 else ("mv" if nb == 1 else "mm")
         attrs = (1, m, ka, n, 1, 1)
     elif bsa and not bsb:  # (..., m, k) @ (k, n): one big matrix product
         B = int(np.prod(bsa))
-        kind, attrs = "mm", (1, B * m, ka, n, 1, 1)
+        kind, attrs = "batched", (1, B * m, ka, n, 1, 1)
     else:
         B = int(np.prod(bsa or bsb))
-        kind, attrs = "bmm", (B, m, ka, n, 1 if bsa else 0, 1 if bsb else 0)
+        kind, attrs = "batched", (B, m, ka, n, 1 if bsa else 0, 1 if bsb else 0)
+    out = np.empty((bsa or bsb) + ((m,) if na > 1 else ()) + ((n,) if nb > 1 else ()), da.dtype)
+    matmul_into(da, db, out, *attrs)
     return emit(_OPS[kind], out, (a, b), iattrs=attrs, saved=(da, db))
 
 
@@ -102,6 +123,23 @@ def mm(a, b):
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
     return matmul(a, b)
+
+
+def bmm(a, b):
+    _check(a, b, "bmm")
+    da, db = a._data, b._data
+    if da.ndim != 3 or db.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if da.shape[0] != db.shape[0] or da.shape[2] != db.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{da.shape[0]}, {da.shape[2]}] but got: [{db.shape[0]}, {db.shape[1]}]."
+        )
+    B, m, k = da.shape
+    attrs = (B, m, k, db.shape[2], 1, 1)
+    out = np.empty((B, m, db.shape[2]), da.dtype)
+    matmul_into(da, db, out, *attrs)
+    return emit(_OPS["bmm"], out, (a, b), iattrs=attrs, saved=(da, db))
 
 
 def dot(a, b):

@@ -10,6 +10,8 @@ import numbers
 import numpy as np
 from numba import njit
 
+from nbgrad._array import contig
+
 from .. import _dtype
 from ..autograd.grad_mode import STATE
 from ..backends.cpu import codegen
@@ -17,7 +19,7 @@ from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.memory import v32, v64
 from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
 from ..tape import S_DT, SAVES_LIVE, SAVES_NONE, TAPE
-from ..tensor import Tensor
+from ..tensor import TENSOR_TYPES, Tensor
 from . import elementwise as ew
 from .emit import emit
 from .registry import BY_NAME, register
@@ -41,6 +43,8 @@ codegen.build()
 K = codegen.K
 _DT = {"f": 0, "d": 1}
 _make = Tensor._make
+_TAPE_ADDR = TAPE.desc_addr
+_TT = TENSOR_TYPES  # exact types taking the fast paths (Tensor, nn.Parameter)
 
 
 def _kernels(name):
@@ -130,7 +134,7 @@ def _numpy_fallback(name, a, b, dt):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     with np.errstate(all="ignore"):
         r = _NUMPY_BINARY[name](a, b)
-    return Tensor._make(np.ascontiguousarray(np.asarray(r, dtype=dt.np)), -1, False)
+    return Tensor._make(contig(np.asarray(r, dtype=dt.np)), -1, False)
 
 
 def binary(name, a, b):
@@ -224,7 +228,7 @@ def compare(name, a, b):
         bd = b
     else:
         return NotImplemented
-    return Tensor._make(np.ascontiguousarray(_CMP[name](a._data, bd)), -1, False)
+    return Tensor._make(contig(_CMP[name](a._data, bd)), -1, False)
 
 
 def logical(name, a, b):
@@ -232,14 +236,14 @@ def logical(name, a, b):
     if a._data.dtype.kind not in "bi":
         raise RuntimeError(f"\"bitwise_{name}_cpu\" not implemented for '{a.dtype.name}'")
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
-    return Tensor._make(np.ascontiguousarray(f(a._data, bd)), -1, False)
+    return Tensor._make(contig(f(a._data, bd)), -1, False)
 
 
 # -- dtype conversion (differentiable between float dtypes) -----------------------------
 _TO = register("to", "ToCopyBackward0", "nbgrad.ops.pointwise:vjp_to")
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _store(gx, g, init):
     if init:
         for i in range(g.size):
@@ -249,7 +253,7 @@ def _store(gx, g, init):
             gx[i] += g[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_to(T, k, V):
     s_y = out_slot(T, k, 0)
     s_x = in_slot(T, k, 0)
@@ -285,7 +289,7 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
 
 
 def as_tensor_like(x, like):
-    return Tensor._make(np.ascontiguousarray(np.asarray(x, like._data.dtype)), -1, False)
+    return Tensor._make(contig(np.asarray(x, like._data.dtype)), -1, False)
 
 
 # -- fast paths: the common cases of the hot small-op loop, prebuilt per op -------------
@@ -294,17 +298,16 @@ def _slot(t):
     return s if s >= 0 else TAPE.leaf_slot(t)
 
 
-def _recorded(rec, args, sv, fallback):
-    """Run fused kernel+record `rec` for a new output slot; `fallback` makes room first if
-    the tape is full (rare). Returns the output slot."""
-    T = TAPE
-    s = T.new_out_slot()
-    saves = SAVES_NONE if sv is None else SAVES_LIVE
-    k = rec(*args, T.R, T.I, T.F, T.S, T.ctr, s, *fallback[1:], saves)
-    if k < 0:
-        T.reserve(3, 1)
-        k = rec(*args, T.R, T.I, T.F, T.S, T.ctr, s, *fallback[1:], saves)
-    T.saved[k] = sv
+def _retry(rec, args):
+    """The tape was full: make room and run the fused kernel+record again."""
+    TAPE.reserve(3, 1)
+    return rec(*args)
+
+
+def _new_slot():
+    free = TAPE.free
+    s = free.pop() if free else TAPE.new_slot()
+    TAPE.handles[s] = 1
     return s
 
 
@@ -314,7 +317,7 @@ def _fast_unary(name):
     save = _saver(_UNARY_SAVES[name], ("x", "y"))
 
     def f(x):
-        if type(x) is not Tensor or x._data.dtype.kind != "f":
+        if type(x) not in _TT or x._data.dtype.kind != "f":
             return unary(name, x)
         d = x._data
         out = np.empty(d.shape, d.dtype)
@@ -322,7 +325,12 @@ def _fast_unary(name):
             sv = save(d, out)
             sx = x._slot if x._slot >= 0 else TAPE.leaf_slot(x)
             if d.size < PAR_MIN:
-                s = _recorded(rec, (d, out), sv, (None, sx))
+                s = _new_slot()
+                args = (d, out, _TAPE_ADDR, s, sx, SAVES_NONE if sv is None else SAVES_LIVE)
+                k = rec(*args)
+                if k < 0:  # tape full: make room (may reallocate saved)
+                    k = _retry(rec, args)
+                TAPE.saved[k] = sv
             else:
                 kp(d, out)
                 s = TAPE.record_small(code, _DT[d.dtype.char], out, 1, sx, 0, 0, 0.0, sv)
@@ -348,7 +356,7 @@ def _fast_binary(name):
     keeps_scalar = name in _SAVES_SCALAR
 
     def f(a, b):
-        if type(a) is Tensor:
+        if type(a) in _TT:
             da = a._data
             tb = type(b)
             if (tb is float or tb is int) and da.dtype.kind == "f":
@@ -359,10 +367,16 @@ def _fast_binary(name):
                     if sv is None and keeps_scalar:
                         sv = ()
                     sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
-                    return _make(out, _recorded(r_ts, (da, c, out), sv, (None, sa)), True)
+                    s = _new_slot()
+                    args = (da, c, out, _TAPE_ADDR, s, sa, SAVES_NONE if sv is None else SAVES_LIVE)
+                    k = r_ts(*args)
+                    if k < 0:  # tape full: make room (may reallocate saved)
+                        k = _retry(r_ts, args)
+                    TAPE.saved[k] = sv
+                    return _make(out, s, True)
                 k_ts(da, c, out)
                 return _make(out, -1, False)
-            if tb is Tensor:
+            if tb in _TT:
                 db = b._data
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
@@ -371,7 +385,13 @@ def _fast_binary(name):
                         sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
                         sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
                         if da.size < PAR_MIN:
-                            s = _recorded(r_tt, (da, db, out), sv, (None, sa, sb))
+                            s = _new_slot()
+                            saves = SAVES_NONE if sv is None else SAVES_LIVE
+                            args = (da, db, out, _TAPE_ADDR, s, sa, sb, saves)
+                            k = r_tt(*args)
+                            if k < 0:  # tape full: make room (may reallocate saved)
+                                k = _retry(r_tt, args)
+                            TAPE.saved[k] = sv
                         else:
                             k_par(da, db, out)
                             dt = _DT[da.dtype.char]
@@ -382,7 +402,7 @@ def _fast_binary(name):
                     else:
                         k_par(da, db, out)
                     return _make(out, -1, False)
-        elif type(b) is Tensor and (type(a) is float or type(a) is int):
+        elif type(b) in _TT and (type(a) is float or type(a) is int):
             db = b._data
             if db.dtype.kind == "f":
                 out = np.empty(db.shape, db.dtype)
@@ -392,7 +412,13 @@ def _fast_binary(name):
                     if sv is None and keeps_scalar:
                         sv = ()
                     sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
-                    return _make(out, _recorded(r_st, (c, db, out), sv, (None, sb)), True)
+                    s = _new_slot()
+                    args = (c, db, out, _TAPE_ADDR, s, sb, SAVES_NONE if sv is None else SAVES_LIVE)
+                    k = r_st(*args)
+                    if k < 0:  # tape full: make room (may reallocate saved)
+                        k = _retry(r_st, args)
+                    TAPE.saved[k] = sv
+                    return _make(out, s, True)
                 k_st(c, db, out)
                 return _make(out, -1, False)
         return binary(name, a, b)

@@ -15,6 +15,8 @@ elements of the input's C-contiguous buffer.
 import numpy as np
 from numba import njit
 
+from nbgrad._array import contig
+
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import (
     acc,
@@ -53,12 +55,14 @@ _STRIDED = {
         ("permute", "PermuteBackward0"),
         ("expand", "ExpandBackward0"),
         ("index_basic", "IndexBackward0"),
+        ("t", "TBackward0"),
+        ("unsqueeze_index", "UnsqueezeBackward0"),
     )
 }
 _SETITEM = register("setitem", "CopySlices", _V + "vjp_setitem")
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_flat(T, k, V):
     s_y = out_slot(T, k, 0)
     s_x = in_slot(T, k, 0)
@@ -73,7 +77,7 @@ def vjp_flat(T, k, V):
             gx[i] += g[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_strided(T, k, V):
     s_y = out_slot(T, k, 0)
     s_x = in_slot(T, k, 0)
@@ -91,7 +95,7 @@ def vjp_strided(T, k, V):
         step(idx, shp, offs, st, st)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_setitem(T, k, V):
     """out = x with view(x) := v. gx = g with the view zeroed; gv = g[view] summed to v."""
     s_y, s_x, s_v = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
@@ -207,7 +211,7 @@ def clone(x):
 
 def _strided(x, view, name):
     """Record `view` (a NumPy view of x's buffer) as a strided gather of x."""
-    out = np.ascontiguousarray(view)
+    out = contig(view)
     if not (STATE.enabled and x._rg):
         return Tensor._make(out, -1, False)
     item = x._data.itemsize
@@ -215,6 +219,12 @@ def _strided(x, view, name):
     offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
     strides = tuple(s // item for s in view.strides)
     return emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
+
+
+def t(x):
+    if x._data.ndim < 2:
+        return _strided(x, x._data, "t")
+    return _strided(x, x._data.T, "t")
 
 
 def transpose(x, dim0, dim1):
@@ -269,10 +279,7 @@ def expand(x, sizes):
                 f"sizes: {list(sh)}"
             )
         target.append(s)
-    target = tuple(target)
-    if target == sh:
-        return x
-    return _strided(x, np.broadcast_to(x._data, target), "expand")
+    return _strided(x, np.broadcast_to(x._data, tuple(target)), "expand")
 
 
 def _normalize_index(x, index):
@@ -317,26 +324,57 @@ def _normalize_index(x, index):
     return index
 
 
+def _index_node(index):
+    """PyTorch applies an index left to right; the result's node is the last step's."""
+    name = "slice"
+    for i in index:
+        if i is None:
+            name = "unsqueeze_index"
+        elif isinstance(i, slice):
+            if i != slice(None):
+                name = "slice"
+        elif i is not Ellipsis:
+            name = "select"
+    return name
+
+
 def getitem(x, index):
+    from .indexing import getitem_advanced, is_advanced
+
+    if is_advanced(index):
+        return getitem_advanced(x, index)
     index = _normalize_index(x, index)
     view = x._data[index]
-    kinds = {type(i) for i in index if i is not Ellipsis}
-    if kinds <= {type(None)}:
-        return (
-            _flat(x, view.shape, "unsqueeze")
-            if x._rg and STATE.enabled
-            else Tensor._make(np.ascontiguousarray(view), -1, False)
-        )
-    name = "slice" if slice in kinds and len(kinds) == 1 else "select"
-    if kinds - {slice, type(None)} and slice in kinds:
-        name = "index_basic"
-    return _strided(x, view, name)
+    return _strided(x, view, _index_node(index))
 
 
 def setitem(x, index, value):
     """x[index] = value. Recorded out of place (CopySlices) when gradients flow."""
+    from .indexing import index_put, is_advanced
     from .pointwise import as_tensor_like, is_scalar
 
+    if is_advanced(index):
+        if not (STATE.enabled and (x._rg or (isinstance(value, Tensor) and value._rg))):
+            from .indexing import flat_positions
+
+            pos, _ = flat_positions(x, index)
+            v = value._data if isinstance(value, Tensor) else value
+            try:
+                x._data.reshape(-1)[pos.reshape(-1)] = np.broadcast_to(v, pos.shape).reshape(-1)
+            except ValueError:
+                raise RuntimeError(
+                    f"shape mismatch: value tensor of shape {list(np.shape(v))} cannot be "
+                    f"broadcast to indexing result of shape {list(pos.shape)}"
+                ) from None
+            x._version += 1
+            return
+        if x._leaf and x._rg:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
+        x._assign(index_put(x, index, value))
+        return
     index = _normalize_index(x, index)
     v = value if isinstance(value, Tensor) else None
     if v is None:

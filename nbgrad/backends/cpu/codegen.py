@@ -11,6 +11,7 @@ so Numba's cache for them is always fresh.
 """
 
 import importlib.util
+import re
 import sys
 
 from ... import _cache
@@ -23,6 +24,7 @@ import numpy as np
 from numba import njit, prange
 from nbgrad.ops.scalar import {", ".join(SCALAR_NAMES)}
 from nbgrad.tape import record_small_at_end
+from nbgrad.backends.cpu.vmath import sin_cos_in_range, vcos, vsin
 from nbgrad.backends.cpu.rowio import (
     out_slot, in_slot, fattr, numel, shape, value, wants, cot, first, acc, bstrides, step)
 '''
@@ -34,34 +36,56 @@ def _fused(fname, params, call, code, nin, ins, nf, f0):
     """`fname` = forward kernel then append its tape row, in one compiled call."""
     return f"""
 
-@njit(cache=True)
-def rec_{fname}({params}, R, I, F, S, ctr, s_out, {ins}, saves):
+@njit(cache=True, error_model="numpy")
+def rec_{fname}({params}, tape, s_out, {ins}, saves):
     fwd_{fname}({call})
     dt = 0 if out.itemsize == 4 else 1
     return record_small_at_end(
-        R, I, F, S, ctr, {code}, dt, s_out, out, {nin}, {ins if nin == 2 else ins + ", 0"},
-        {nf}, {f0}, saves)
+        tape, {code}, dt, s_out, out, {nin}, {ins if nin == 2 else ins + ", 0"}, {nf}, {f0}, saves)
 """
+
+
+def _uses_trig(expr):
+    return re.search(r"\b(sin|cos)\(", expr) is not None
+
+
+def _split(make, expr, arr, indent):
+    """Loops computing `expr`: with the vectorised vsin/vcos when every element of `arr`
+    is in their range (checked once), else with libm's sin/cos. `make(expr, indent)`
+    writes one loop."""
+    if not _uses_trig(expr):
+        return make(expr, indent)
+    fast = re.sub(r"\b(sin|cos)\(", r"v\1(", expr)
+    pad = " " * indent
+    return (
+        f"{pad}if sin_cos_in_range({arr}):\n"
+        + make(fast, indent + 4)
+        + f"{pad}else:\n"
+        + make(expr, indent + 4)
+    )
 
 
 def _fwd_unary(name, f):
     body = ew.subst(f, x="x[i]")
-    return _fused(name, "x, out", "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0") + f"""
-@njit(cache=True)
+
+    def loop(rng):
+        return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    o[i] = {e}\n"
+
+    return (
+        _fused(name, "x, out", "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0")
+        + f"""
+@njit(cache=True, error_model="numpy")
 def fwd_{name}(x, out):
     x = x.reshape(x.size)
     o = out.reshape(out.size)
-    for i in range(x.size):
-        o[i] = {body}
+{_split(loop("range"), body, "x", 4)}
 
-
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def fwd_{name}_par(x, out):
     x = x.reshape(x.size)
     o = out.reshape(out.size)
-    for i in prange(x.size):
-        o[i] = {body}
-"""
+{_split(loop("prange"), body, "x", 4)}"""
+    )
 
 
 def _loops(dst, expr, indent):
@@ -85,7 +109,7 @@ def _loads(names):
 def _vjp_unary(name, vjp):
     expr = ew.subst(vjp, x="x[i]", y="y[i]", g="g[i]")
     return f"""
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_{name}(T, k, V):
     s_y = out_slot(T, k, 0)
     s_x = in_slot(T, k, 0)
@@ -94,7 +118,7 @@ def vjp_{name}(T, k, V):
     n = numel(T, s_y)
     g = cot(T, s_y, V)
 {_loads(ew.unary_saves(name))}    gx = cot(T, s_x, V)
-{_loops("x", expr, 4)}"""
+{_split(lambda e, ind: _loops("x", e, ind), expr, "x", 4)}"""
 
 
 def _fwd_binary(name, f):
@@ -110,8 +134,10 @@ def _fwd_binary(name, f):
     bc = ew.subst(f, a="a[offs[0]]", b="b[offs[1]]")
     ts = ew.subst(f, a="a[i]", b="c")
     st = ew.subst(f, a="c", b="b[i]")
-    return fused + f"""
-@njit(cache=True)
+    return (
+        fused
+        + f"""
+@njit(cache=True, error_model="numpy")
 def fwd_{name}(a, b, out):
     a = a.reshape(a.size)
     b = b.reshape(b.size)
@@ -120,7 +146,7 @@ def fwd_{name}(a, b, out):
         o[i] = {same}
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy")
 def fwd_{name}_par(a, b, out):
     a = a.reshape(a.size)
     b = b.reshape(b.size)
@@ -129,7 +155,7 @@ def fwd_{name}_par(a, b, out):
         o[i] = {same}
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fwd_{name}_bc(a, b, out, shp, sa, sb):
     a = a.reshape(a.size)
     b = b.reshape(b.size)
@@ -141,7 +167,7 @@ def fwd_{name}_bc(a, b, out, shp, sa, sb):
         step(idx, shp, offs, sa, sb)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fwd_{name}_ts(a, c, out):
     a = a.reshape(a.size)
     o = out.reshape(out.size)
@@ -150,7 +176,7 @@ def fwd_{name}_ts(a, c, out):
         o[i] = {ts}
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def fwd_{name}_st(c, b, out):
     b = b.reshape(b.size)
     o = out.reshape(out.size)
@@ -158,6 +184,7 @@ def fwd_{name}_st(c, b, out):
     for i in range(o.size):
         o[i] = {st}
 """
+    )
 
 
 def _vjp_binary(name, da, db):
@@ -166,7 +193,7 @@ def _vjp_binary(name, da, db):
     bcx = {o: ew.subst(e, a="a[offs[0]]", b="b[offs[1]]", y="y[i]", g="g[i]") for o, e in rules}
     out = [
         f"""
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_{name}(T, k, V):
     s_y = out_slot(T, k, 0)
     s_a = in_slot(T, k, 0)
@@ -203,7 +230,7 @@ def vjp_{name}(T, k, V):
         other = "b" if op == "a" else "a"
         e = ew.subst(expr, **{op: f"{op}[i]", other: "c", "y": "y[i]", "g": "g[i]"})
         out.append(f"""
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def vjp_{name}_{variant}(T, k, V):
     s_y = out_slot(T, k, 0)
     s_{op} = in_slot(T, k, 0)

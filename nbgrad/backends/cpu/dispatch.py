@@ -37,17 +37,17 @@ def _call(typingctx, fn, k, ctx):
     return sig, codegen
 
 
-@njit(cache=True)
-def pack(ctx, R, I, F, S, gaddr, ginit, needed):
+@njit(cache=True, error_model="numpy")
+def pack(ctx, R, I, F, S, gaddr, ginit, rows):
     ctx[0], ctx[1] = R.ctypes.data, R.shape[0]
     ctx[2], ctx[3] = I.ctypes.data, I.size
     ctx[4], ctx[5] = F.ctypes.data, F.size
     ctx[6], ctx[7] = S.ctypes.data, S.shape[0]
     ctx[8], ctx[9] = gaddr.ctypes.data, ginit.ctypes.data
-    ctx[10], ctx[11] = needed.ctypes.data, needed.size
+    ctx[10], ctx[11] = rows.ctypes.data, rows.size
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, error_model="numpy")
 def unpack(addr):
     c = carray(_voidptr(addr), CTX_LEN, np.int64)
     return (
@@ -57,24 +57,23 @@ def unpack(addr):
         carray(_voidptr(c[6]), (c[7], SW), np.int64),
         carray(_voidptr(c[8]), c[7], np.int64),
         carray(_voidptr(c[9]), c[7], np.uint8),
-        carray(_voidptr(c[10]), c[11], np.uint8),
+        carray(_voidptr(c[10]), c[11], np.int64),
     )
 
 
-@njit(cache=True)
-def sweep(R, needed, fn, ctx, start, custom):
-    """Run the VJPs of needed rows from `start` down. Returns the index of a custom-Function
-    row (Python runs it, then resumes below it), -1 when done, or -2 - k if row k has no
-    compiled VJP (never expected: the caller ensures them first)."""
-    for k in range(start, -1, -1):
-        if needed[k] == 0:
-            continue
+@njit(cache=True, error_model="numpy")
+def sweep(R, rows, fn, ctx, start, custom):
+    """Run the VJPs of `rows[start:]` (needed rows, descending). Returns the position of a
+    custom-Function row (Python runs it, then resumes after it), -1 when done, or -2 - i
+    if rows[i] has no compiled VJP (never expected: the caller ensures them first)."""
+    for i in range(start, rows.size):
+        k = rows[i]
         c = R[k, 0]
         if c == custom:
-            return k
+            return i
         f = fn[c, R[k, 1]]
         if f == 0:
-            return -2 - k
+            return -2 - i
         _call(f, k, ctx)
     return -1
 
@@ -91,7 +90,7 @@ from nbgrad.backends.cpu.dispatch import unpack
 from {mod} import {fn} as vjp
 
 
-@cfunc(types.void(types.int64, types.int64), cache=True)
+@cfunc(types.void(types.int64, types.int64), cache=True, error_model="numpy")
 def wrapper(k, ctx):
     vjp(unpack(ctx), k, {tok})
 '''
@@ -99,7 +98,13 @@ def wrapper(k, ctx):
 
 def ensure(pairs):
     """Compile (or load from cache) the VJP wrappers for (code, dtype) pairs."""
+    from numba.np.ufunc.parallel import _launch_threads
+
     from .codegen import load_module
+
+    # a VJP with a parallel loop, loaded from cache and called from the sweep, needs
+    # Numba's thread pool started (else "Symbol not found: allocate_sched")
+    _launch_threads()
 
     for code, dt in pairs:
         if FN[code, dt]:

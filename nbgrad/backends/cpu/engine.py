@@ -20,24 +20,35 @@ from .memory import view_like
 ALIGN = 64
 
 
-@njit(cache=True)
-def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn):
-    """Mark the rows a backward from `roots` needs and lay out their gradient buffers.
+@njit(cache=True, error_model="numpy")
+def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn, mark):
+    """Find the rows a backward from `roots` needs and lay out their gradient buffers.
 
-    Returns (needed rows mask, arena for non-leaf gradients, slots given a buffer, leaf
-    slots reached, first freed row reached or -1, (code, dtype) pairs of needed rows whose
-    VJP is not compiled yet: code * 2 + dtype). With `restrict`, only rows on a path
-    from `inputs` count (autograd.grad); leaves then get buffers only if in `inputs`.
+    Walks rows down from the roots' producers and stops as soon as no reached slot is
+    still waiting for its producer row, so the cost is the graph's, not the tape's.
+    With `restrict` (autograd.grad), only rows on a path from `inputs` count. `mark` is
+    zeroed scratch of one byte per slot (left zeroed on return).
+
+    Returns (needed rows in descending order, arena for non-leaf gradients, non-leaf
+    slots given a buffer, leaf slots reached (the caller supplies their buffers), first
+    freed row reached or -1, (code * 2 + dtype) of needed rows whose VJP is not compiled).
     """
     ns = S.shape[0]
-    reach = np.zeros(ns, np.uint8)
+    reached = np.empty(ns, np.int64)
+    nr = 0
+    pending = 0
     top = -1
     for s in roots:
-        reach[s] = 1
+        if not mark[s]:
+            mark[s] = 1
+            reached[nr] = s
+            nr += 1
+            if S[s, S_PROD] >= 0:
+                pending += 1
         top = max(top, S[s, S_PROD])
-    dep = np.ones(ns, np.uint8)
+    dep = np.empty(0, np.uint8)
     if restrict:
-        dep[:] = 0
+        dep = np.zeros(ns, np.uint8)
         lo = n
         for s in inputs:
             dep[s] = 1
@@ -52,70 +63,81 @@ def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn):
             if d:
                 for j in range(no):
                     dep[I[p + j]] = 1
-    needed = np.zeros(max(n, 1), np.uint8)
+    rows = np.empty(max(top + 1, 0), np.int64)
+    nrows = 0
     missing = {0}
     missing.discard(0)
     freed = -1
     for k in range(top, -1, -1):
+        if pending == 0:
+            break
         p = R[k, R_IPOS]
         no = R[k, R_NOUT]
-        hit = False
+        hit = 0
         for j in range(no):
-            if reach[I[p + j]]:
-                hit = True
-        if not hit or (restrict and not dep[I[p]]):
+            hit += mark[I[p + j]]
+        if hit == 0:
+            continue
+        pending -= hit
+        if restrict and not dep[I[p]]:
             continue
         if R[k, R_SAVED] == SAVES_FREED:
             freed = k
             break
-        needed[k] = 1
+        rows[nrows] = k
+        nrows += 1
         if fn[R[k, 0], R[k, 1]] == 0:
             missing.add(R[k, 0] * 2 + R[k, 1])
         for j in range(R[k, R_NIN]):
             s = I[p + no + j]
-            if S[s, S_RG] and dep[s]:
-                reach[s] = 1
-    # buffers: non-leaf slots from one arena, leaves listed for the caller to supply
+            if S[s, S_RG] and not mark[s] and (not restrict or dep[s]):
+                mark[s] = 1
+                reached[nr] = s
+                nr += 1
+                if S[s, S_PROD] >= 0:
+                    pending += 1
+    # buffers: non-leaf slots from one arena; leaves are listed for the caller
     nbuf = 0
-    nleaf = 0
-    for s in range(ns):
-        if reach[s]:
-            if S[s, S_PROD] >= 0:
-                nbuf += 1
-            else:
-                nleaf += 1
+    for i in range(nr):
+        if S[reached[i], S_PROD] >= 0:
+            nbuf += 1
     used = np.empty(nbuf, np.int64)
-    leaves = np.empty(nleaf, np.int64)
+    leaves = np.empty(nr - nbuf, np.int64)
     total = 0
-    i = 0
-    j = 0
-    for s in range(ns):
-        if reach[s]:
-            if S[s, S_PROD] >= 0:
-                used[i] = s
-                i += 1
-                nbytes = S[s, S_NUMEL] * (4 if S[s, S_DT] == 0 else 8)
-                total += (nbytes + ALIGN - 1) // ALIGN * ALIGN
-            else:
-                leaves[j] = s
-                j += 1
+    a = 0
+    b = 0
+    for i in range(nr):
+        s = reached[i]
+        mark[s] = 0
+        if S[s, S_PROD] >= 0:
+            used[a] = s
+            a += 1
+            total += _padded(S, s)
+        else:
+            leaves[b] = s
+            b += 1
     arena = np.empty(total + ALIGN, np.uint8)
     base = (arena.ctypes.data + ALIGN - 1) // ALIGN * ALIGN
     off = 0
     for s in used:
         gaddr[s] = base + off
         ginit[s] = 0
-        nbytes = S[s, S_NUMEL] * (4 if S[s, S_DT] == 0 else 8)
-        off += (nbytes + ALIGN - 1) // ALIGN * ALIGN
+        off += _padded(S, s)
     miss = np.empty(len(missing), np.int64)
     i = 0
     for m in missing:
         miss[i] = m
         i += 1
-    return needed, arena, used, leaves, freed, miss
+    return rows[:nrows], arena, used, leaves, freed, miss
 
 
-@njit(cache=True)
+@njit(inline="always", cache=True, error_model="numpy")
+def _padded(S, s):
+    nbytes = S[s, S_NUMEL] * (4 if S[s, S_DT] == 0 else 8)
+    return (nbytes + ALIGN - 1) // ALIGN * ALIGN
+
+
+@njit(cache=True, error_model="numpy")
 def _add_into(buf, src, init):
     if init:
         for i in range(src.size):
@@ -125,21 +147,21 @@ def _add_into(buf, src, init):
             buf[i] = src[i]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def accumulate(gaddr, ginit, s, src):
     """Add `src` (flat float32/float64) into slot s's gradient buffer."""
     _add_into(view_like(gaddr[s], src.size, src), src, ginit[s])
     ginit[s] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def read(gaddr, s, out):
     """Copy slot s's gradient into `out` (flat)."""
     out[:] = view_like(gaddr[s], out.size, out)
 
 
-@njit(cache=True)
-def finish(R, gaddr, ginit, used, leaves, needed, free_graph):
+@njit(cache=True, error_model="numpy")
+def finish(R, gaddr, ginit, used, leaves, rows, free_graph):
     """Reset the sweep scratch; when freeing, mark the rows and return those that held
     saved values (their references are then dropped by the caller)."""
     for s in used:
@@ -148,20 +170,15 @@ def finish(R, gaddr, ginit, used, leaves, needed, free_graph):
     for s in leaves:
         gaddr[s] = 0
         ginit[s] = 0
-    nf = 0
-    if free_graph:
-        for k in range(needed.size):
-            if needed[k] and R[k, R_SAVED] == SAVES_LIVE:
-                nf += 1
-    rows = np.empty(nf, np.int64)
+    out = np.empty(rows.size if free_graph else 0, np.int64)
     j = 0
     if free_graph:
-        for k in range(needed.size):
-            if needed[k] and R[k, R_SAVED] == SAVES_LIVE:
+        for k in rows:
+            if R[k, R_SAVED] == SAVES_LIVE:
                 R[k, R_SAVED] = SAVES_FREED
-                rows[j] = k
+                out[j] = k
                 j += 1
-    return rows
+    return out[:j]
 
 
 __all__ = ["plan", "accumulate", "read", "finish", "np"]

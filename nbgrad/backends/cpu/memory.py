@@ -24,22 +24,22 @@ def _voidptr(typingctx, addr):
     return sig, codegen
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, error_model="numpy")
 def v32(addr, n):
     return carray(_voidptr(addr), n, np.float32)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, error_model="numpy")
 def v64(addr, n):
     return carray(_voidptr(addr), n, np.float64)
 
 
-@njit(inline="always", cache=True)
+@njit(inline="always", cache=True, error_model="numpy")
 def vi64(addr, n):
     return carray(_voidptr(addr), n, np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def address(a):
     """Data address of an array (cheap here; ndarray.ctypes.data costs ~1 µs in Python)."""
     return a.ctypes.data

@@ -1,6 +1,6 @@
 """What a VJP kernel may read of the tape: its row's slots and attrs, values, cotangents.
 
-`T` is the tuple (R, I, F, S, gaddr, ginit, needed) handed to the sweep. `gaddr[s]` is
+`T` is the tuple (R, I, F, S, gaddr, ginit, rows) handed to the sweep. `gaddr[s]` is
 the address of slot s's gradient buffer in this sweep (0: s takes no gradient), and
 `ginit[s]` whether anything has been written to it yet, so the first contribution is
 stored and later ones added (no zero-fill pass for the common case).
@@ -12,7 +12,7 @@ from numba import njit
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_NDIM, S_NUMEL, S_SHAPE
 from .memory import vi64, view_as
 
-_inl = dict(inline="always", cache=True)
+_inl = dict(inline="always", cache=True, error_model="numpy")
 
 
 @njit(**_inl)
@@ -96,7 +96,7 @@ def acc(T, s, V):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def bstrides(T, s_in, s_out):
     """Element strides of s_in broadcast to s_out's shape (0 along broadcast dims)."""
     S = T[3]

@@ -1,0 +1,16 @@
+"""nbgrad.nn: PyTorch's module API (Module, Parameter, layers, losses, init).
+
+    import nbgrad as torch
+    from nbgrad import nn
+
+    model = nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10))
+
+Layers call `nbgrad.nn.functional`; see docs/api.md for what is covered.
+"""
+
+from . import functional, init, utils
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["Parameter", "functional", "init", "utils", *_modules_all]

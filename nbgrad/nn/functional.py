@@ -1,0 +1,193 @@
+"""nbgrad.nn.functional: activations, softmax family, linear and losses (PyTorch's names).
+
+Each entry is one recorded op with a fused forward and VJP kernel (see nbgrad/ops/
+activations.py, softmax.py, linear.py, losses.py); `inplace=True` is accepted and computes
+out of place, which gives the same values and gradients.
+"""
+
+import numpy as np
+
+from ..ops import activations as _act
+from ..ops import losses as _losses
+from ..ops import pointwise as _pw
+from ..ops import softmax as _sm
+from ..ops.linear import linear
+from ..tensor import Tensor
+
+softmax = _sm.softmax
+log_softmax = _sm.log_softmax
+
+
+def _inplace(x, result, inplace):
+    if inplace:
+        x._check_inplace()
+        return x._assign(result)
+    return result
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+    return _sm.softmax(-input, dim, dtype)
+
+
+def relu(input, inplace=False):  # noqa: A002
+    return _inplace(input, _pw.FAST["relu"](input), inplace)
+
+
+def relu_(input):  # noqa: A002
+    return relu(input, True)
+
+
+def sigmoid(input):  # noqa: A002
+    return _pw.FAST["sigmoid"](input)
+
+
+def tanh(input):  # noqa: A002
+    return _pw.FAST["tanh"](input)
+
+
+def silu(input, inplace=False):  # noqa: A002
+    return _inplace(input, _pw.FAST["silu"](input), inplace)
+
+
+def gelu(input, approximate="none"):  # noqa: A002
+    if approximate == "none":
+        return _pw.FAST["gelu"](input)
+    if approximate == "tanh":
+        return _pw.FAST["gelu_tanh"](input)
+    raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
+    return _inplace(input, _act.leaky_relu(input, negative_slope), inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+    return _inplace(input, _act.elu(input, alpha), inplace)
+
+
+def selu(input, inplace=False):  # noqa: A002
+    return _inplace(input, _act.selu(input), inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+    return _inplace(input, _act.celu(input, alpha), inplace)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+    return _inplace(input, _act.hardtanh(input, min_val, max_val), inplace)
+
+
+def relu6(input, inplace=False):  # noqa: A002
+    return _inplace(input, _act.relu6(input), inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+    return _act.softplus(input, beta, threshold)
+
+
+def logsigmoid(input):  # noqa: A002
+    return -_act.softplus(-input)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    red = _red(reduction, size_average, reduce)
+    if weight is not None:
+        raise NotImplementedError("mse_loss(weight=...) is not supported")
+    return _losses.pointwise_loss(_losses.MSE, input, target, red, name="mse_loss")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    red = _red(reduction, size_average, reduce)
+    return _losses.pointwise_loss(_losses.L1, input, target, red, name="l1_loss")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
+    red = _red(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return _losses.pointwise_loss(_losses.L1, input, target, red, name="smooth_l1_loss")
+    return _losses.pointwise_loss(
+        _losses.SMOOTH_L1, input, target, red, p=beta, name="smooth_l1_loss"
+    )
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _losses.pointwise_loss(
+        _losses.HUBER, input, target, reduction, p=delta, name="huber_loss"
+    )
+
+
+def binary_cross_entropy(  # noqa: D103
+    input,  # noqa: A002
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+):
+    red = _red(reduction, size_average, reduce)
+    return _losses.pointwise_loss(
+        _losses.BCE, input, target, red, weight=weight, name="binary_cross_entropy"
+    )
+
+
+def binary_cross_entropy_with_logits(
+    input,  # noqa: A002
+    target,
+    weight=None,
+    size_average=None,
+    reduce=None,
+    reduction="mean",
+    pos_weight=None,
+):
+    red = _red(reduction, size_average, reduce)
+    return _losses.pointwise_loss(
+        _losses.BCE_LOGITS,
+        input,
+        target,
+        red,
+        weight=weight,
+        pos_weight=pos_weight,
+        name="binary_cross_entropy_with_logits",
+    )
+
+
+cross_entropy = _losses.cross_entropy
+nll_loss = _losses.nll_loss
+
+
+def _red(reduction, size_average, reduce):
+    if size_average is None and reduce is None:
+        return reduction
+    code = _losses.reduction_code(reduction, size_average, reduce)
+    return ("none", "mean", "sum")[code]
+
+
+def one_hot(tensor, num_classes=-1):
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    d = tensor._data
+    if d.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if d.size == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return Tensor._make(np.zeros(d.shape + (num_classes,), np.int64), -1, False)
+    if d.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(d.max()) + 1
+    elif d.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros((d.size, num_classes), np.int64)
+    out[np.arange(d.size), d.reshape(-1)] = 1
+    return Tensor._make(out.reshape(d.shape + (num_classes,)), -1, False)
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
+_ = linear

@@ -1,0 +1,92 @@
+"""Loss modules: each calls its `nn.functional` form with the module's settings."""
+
+from .._fallback import fn
+from .module import Module
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        if size_average is not None or reduce is not None:
+            raise NotImplementedError("size_average and reduce are deprecated; use reduction")
+        if reduction not in ("mean", "sum", "none"):
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        self.reduction = reduction
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+
+
+class MSELoss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return fn("mse_loss")(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    def forward(self, input, target):  # noqa: A002
+        return fn("l1_loss")(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    def __init__(
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index=-100,
+        reduce=None,
+        reduction="mean",
+        label_smoothing=0.0,
+    ):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):  # noqa: A002
+        kw = {}
+        if self.weight is not None:
+            kw["weight"] = self.weight
+        if self.label_smoothing:
+            kw["label_smoothing"] = self.label_smoothing
+        return fn("cross_entropy")(
+            input, target, ignore_index=self.ignore_index, reduction=self.reduction, **kw
+        )
+
+
+class NLLLoss(_WeightedLoss):
+    def __init__(
+        self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
+    ):  # noqa: E501
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):  # noqa: A002
+        kw = {"weight": self.weight} if self.weight is not None else {}
+        return fn("nll_loss")(
+            input, target, ignore_index=self.ignore_index, reduction=self.reduction, **kw
+        )
+
+
+class BCELoss(_WeightedLoss):
+    def forward(self, input, target):  # noqa: A002
+        kw = {"weight": self.weight} if self.weight is not None else {}
+        return fn("binary_cross_entropy")(input, target, reduction=self.reduction, **kw)
+
+
+class BCEWithLogitsLoss(_Loss):
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+    ):  # noqa: E501
+        super().__init__(size_average, reduce, reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):  # noqa: A002
+        kw = {}
+        if self.weight is not None:
+            kw["weight"] = self.weight
+        if self.pos_weight is not None:
+            kw["pos_weight"] = self.pos_weight
+        return fn("binary_cross_entropy_with_logits")(input, target, reduction=self.reduction, **kw)

@@ -1,0 +1,87 @@
+"""`nn.Parameter`: a leaf Tensor that a Module registers as one of its parameters.
+
+A Parameter *is* a Tensor (a subclass with no extra state), so every op accepts it; the
+fast paths of the hot ops test `type(x) is Tensor` and send Parameters through the
+general path, which gives the same results. Results of ops on Parameters are plain
+Tensors, as in PyTorch.
+"""
+
+import numpy as np
+
+from nbgrad._array import contig
+
+from ..tape import TAPE
+from ..tensor import TENSOR_TYPES, Tensor
+
+
+def _array_of(data):
+    if data is None:
+        return np.empty(0, np.float32)
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, np.ndarray):
+        return contig(data)
+    raise TypeError(
+        f"Parameter(): argument 'data' must be Tensor or None, not {type(data).__name__}"
+    )
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: `requires_grad=True` by default, listed by
+    `Module.parameters()` when assigned as a module attribute. Shares memory with `data`."""
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        arr = _array_of(data)
+        if requires_grad and arr.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        p = object.__new__(cls)
+        p._data = arr
+        p._slot = -1
+        p._rg = bool(requires_grad)
+        p._aux = None
+        return p
+
+    def __init__(self, data=None, requires_grad=True):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        raise TypeError(
+            "nbgrad does not pickle tensors; use nbgrad.save / nbgrad.load (a safe .npz format)"
+        )
+
+    def __deepcopy__(self, memo):
+        p = Parameter(Tensor._make(self._data.copy(), -1, False), self._rg)
+        memo[id(self)] = p
+        if self._grad is not None:
+            p._grad = Tensor._make(self._grad._data.copy(), -1, False)
+        return p
+
+
+def _copy_tensor(t, memo):
+    """A deep copy of a Tensor that owns its own (unrecorded) storage and no tape slot."""
+    if isinstance(t, Parameter):
+        return t.__deepcopy__(memo)
+    c = Tensor._make(t._data.copy(), -1, False)
+    c._rg = t._rg if t._leaf else False
+    memo[id(t)] = c
+    return c
+
+
+def _replace_data(t, arr):
+    """Point tensor `t` at a new array, giving up its tape slot (whose address is stale)."""
+    if t._slot >= 0:
+        TAPE.release(t._slot)
+        t._slot = -1
+    t._data = arr
+
+
+TENSOR_TYPES.add(Parameter)  # Parameters take the elementwise fast paths too

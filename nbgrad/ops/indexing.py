@@ -1,0 +1,441 @@
+"""Gathers and scatters by flat positions: one VJP kernel pair covers every indexing op.
+
+* take rows (gather, index_select, advanced indexing, max/min over a dim, ...): the output
+  is `x.flat[pos]` for an int64 array `pos` (computed and bounds-checked in Python); the
+  VJP scatter-adds `g` at `pos`, so duplicate indices accumulate.
+* put-add rows (scatter_add, index_add, index_put with accumulate): the output is `x` with
+  `alpha * src.flat[spos]` added at `x.flat[dpos]`; gx = g, gsrc = alpha * g[dpos] at spos.
+* put rows (index_put / x[idx] = v): the output is `x` with `x.flat[dpos] = v.flat[spos]`;
+  gx = g zeroed at dpos, gv = sum of g[dpos] at spos.
+
+Every position array is saved with the row and read by address (`vi64`).
+"""
+
+import numpy as np
+from numba import njit
+
+from nbgrad._array import contig
+
+from .._dtype import scalar_name as _scalar_name
+from ..backends.cpu.memory import vi64
+from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, wants
+from ..tensor import Tensor, _wrap_dim
+from .emit import emit
+from .registry import register
+
+_V = "nbgrad.ops.indexing:"
+TAKE = {
+    n: register("take_" + n, n, _V + "vjp_take")
+    for n in (
+        "IndexBackward0",
+        "GatherBackward0",
+        "IndexSelectBackward0",
+        "MaxBackward0",
+        "MinBackward0",
+        "TakeAlongDimBackward0",
+        "MaskedSelectBackward0",
+        "TakeBackward0",
+    )
+}
+PUT_ADD = {
+    n: register("putadd_" + n, n, _V + "vjp_put_add")
+    for n in ("ScatterAddBackward0", "IndexAddBackward0", "IndexPutBackward0")
+}
+PUT = {n: register("put_" + n, n, _V + "vjp_put") for n in ("IndexPutBackward0", "CopySlices")}
+
+
+def addr(a):
+    return a.__array_interface__["data"][0] if a.size else 0
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_take(T, k, V):
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    n = iattr(T, k, 1)
+    pos = vi64(iattr(T, k, 0), n)
+    g = cot(T, s_y, V)
+    gx = acc(T, s_x, V)
+    for i in range(n):
+        gx[pos[i]] += g[i]
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_put_add(T, k, V):
+    s_y, s_x, s_s = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    n = iattr(T, k, 2)
+    g = cot(T, s_y, V)
+    if wants(T, s_x):
+        gx = cot(T, s_x, V)
+        if first(T, s_x):
+            gx[:] = g
+        else:
+            for i in range(g.size):
+                gx[i] += g[i]
+    if wants(T, s_s):
+        dpos = vi64(iattr(T, k, 0), n)
+        spos = vi64(iattr(T, k, 1), n)
+        alpha = g.dtype.type(fattr(T, k, 0))
+        gs = acc(T, s_s, V)
+        for i in range(n):
+            gs[spos[i]] += alpha * g[dpos[i]]
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_put(T, k, V):
+    s_y, s_x, s_s = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    n = iattr(T, k, 2)
+    dpos = vi64(iattr(T, k, 0), n)
+    g = cot(T, s_y, V)
+    if wants(T, s_s):
+        spos = vi64(iattr(T, k, 1), n)
+        gs = acc(T, s_s, V)
+        for i in range(n):
+            gs[spos[i]] += g[dpos[i]]
+    if wants(T, s_x):
+        h = g.copy()
+        for i in range(n):
+            h[dpos[i]] = 0
+        gx = cot(T, s_x, V)
+        if first(T, s_x):
+            gx[:] = h
+        else:
+            for i in range(h.size):
+                gx[i] += h[i]
+
+
+# -- recording helpers -----------------------------------------------------------------
+def take(x, pos, shape, node="IndexBackward0"):
+    """x.flat[pos] reshaped to `shape` (pos: int64, in bounds: checked by the caller)."""
+    pos = contig(pos, dtype=np.int64).reshape(-1)
+    out = x._data.reshape(-1)[pos].reshape(shape)
+    if x._data.dtype.kind != "f":
+        return Tensor._make(out, -1, False)
+    return emit(TAKE[node], out, (x,), iattrs=(addr(pos), pos.size), saved=(pos,))
+
+
+def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):
+    dpos = contig(dpos, dtype=np.int64).reshape(-1)
+    spos = contig(spos, dtype=np.int64).reshape(-1)
+    out = x._data.copy()
+    vals = src._data.reshape(-1)[spos]
+    if alpha != 1:
+        vals = vals * alpha
+    np.add.at(out.reshape(-1), dpos, vals.astype(out.dtype, copy=False))
+    if out.dtype.kind != "f":
+        return Tensor._make(out, -1, False)
+    return emit(
+        PUT_ADD[node],
+        out,
+        (x, src),
+        iattrs=(addr(dpos), addr(spos), dpos.size),
+        fattrs=(float(alpha),),
+        saved=(dpos, spos),
+    )
+
+
+def put(x, src, dpos, spos, node="IndexPutBackward0"):
+    dpos = contig(dpos, dtype=np.int64).reshape(-1)
+    spos = contig(spos, dtype=np.int64).reshape(-1)
+    out = x._data.copy()
+    out.reshape(-1)[dpos] = src._data.reshape(-1)[spos]
+    if out.dtype.kind != "f":
+        return Tensor._make(out, -1, False)
+    return emit(
+        PUT[node], out, (x, src), iattrs=(addr(dpos), addr(spos), dpos.size), saved=(dpos, spos)
+    )
+
+
+# -- index arithmetic ------------------------------------------------------------------
+def _index_array(index, name):
+    if not isinstance(index, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}"
+        )
+    d = index._data
+    if d.dtype != np.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    return d
+
+
+def _along_dim_positions(shape, dim, index):
+    """Flat positions in a tensor of `shape` of index-shaped coordinates with `index`
+    along `dim` (gather/scatter semantics; index may be smaller than shape elsewhere)."""
+    nd = len(shape)
+    strides = np.ones(nd, np.int64)
+    for d in range(nd - 2, -1, -1):
+        strides[d] = strides[d + 1] * shape[d + 1]
+    pos = np.zeros(index.shape, np.int64)
+    for d in range(nd):
+        if d == dim:
+            pos += index * strides[d]
+        else:
+            r = np.arange(index.shape[d], dtype=np.int64).reshape(
+                [-1 if q == d else 1 for q in range(nd)]
+            )
+            pos += r * strides[d]
+    return pos
+
+
+def _check_along(x, dim, index, name, src=None):
+    xd = x._data
+    nd = max(xd.ndim, 1)
+    d = _wrap_dim(dim, xd.ndim)
+    xs = xd.shape if xd.ndim else (1,)
+    ind = index.reshape(index.shape if index.ndim else (1,))
+    if ind.ndim != nd and index.size:
+        raise RuntimeError(
+            f"Index tensor must have the same number of dimensions as "
+            f"{'input' if src is None else 'self'} tensor"
+        )
+    for q in range(nd):
+        if ind.size and q != d and ind.shape[q] > xs[q]:
+            raise RuntimeError(
+                f"Size does not match at dimension {q} expected index {list(ind.shape)} to be "
+                f"no larger than {'self' if src is not None else 'input'} {list(xs)} apart "
+                f"from dimension {d}"
+            )
+        if src is not None and src.ndim and ind.size and ind.shape[q] > src.shape[q]:
+            raise RuntimeError(
+                f"Size does not match at dimension {q} expected index {list(ind.shape)} to be "
+                f"no larger than src {list(src.shape)}"
+            )
+    if ind.size:
+        lo, hi = ind.min(), ind.max()
+        if lo < -xs[d] or hi >= xs[d]:
+            bad = lo if lo < -xs[d] else hi
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {xs[d]}")
+    return d, xs, np.where(ind < 0, ind + xs[d], ind)
+
+
+def gather(input, dim, index, *, sparse_grad=False):  # noqa: A002
+    x = input
+    idx = _index_array(index, "gather")
+    d, xs, ind = _check_along(x, dim, idx, "gather")
+    pos = _along_dim_positions(xs, d, ind)
+    return take(x, pos, idx.shape, "GatherBackward0")
+
+
+def take_along_dim(input, indices, dim=None):  # noqa: A002
+    x = input
+    if dim is None:
+        from .views import reshape
+
+        return take_along_dim(
+            reshape(x, (-1,)), reshape(indices, (-1,)) if indices._data.ndim != 1 else indices, 0
+        )
+    idx = _index_array(indices, "take_along_dim")
+    shape = np.broadcast_shapes(
+        tuple(1 if q == _wrap_dim(dim, x._data.ndim) else s for q, s in enumerate(idx.shape)),
+        tuple(1 if q == _wrap_dim(dim, x._data.ndim) else s for q, s in enumerate(x._data.shape)),
+    )
+    d = _wrap_dim(dim, x._data.ndim)
+    ishape = tuple(idx.shape[d] if q == d else s for q, s in enumerate(shape))
+    xshape = tuple(x._data.shape[d] if q == d else s for q, s in enumerate(shape))
+    from .views import expand
+
+    if xshape != x._data.shape:
+        x = expand(x, xshape)
+    idx = np.broadcast_to(idx, ishape)
+    d, xs, ind = _check_along(x, d, idx, "take_along_dim")
+    return take(x, _along_dim_positions(xs, d, ind), ishape, "TakeAlongDimBackward0")
+
+
+def scatter_add(input, dim, index, src):  # noqa: A002
+    x = input
+    idx = _index_array(index, "scatter_add")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src.dtype is not x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d, xs, ind = _check_along(x, dim, idx, "scatter_add", src._data)
+    dpos = _along_dim_positions(xs, d, ind)
+    ss = src._data.shape if src._data.ndim else (1,)
+    spos = _along_dim_positions(
+        ss,
+        d,
+        np.broadcast_to(
+            np.arange(ind.shape[d]).reshape([-1 if q == d else 1 for q in range(ind.ndim)]),
+            ind.shape,
+        ),
+    )
+    return put_add(x, src, dpos, spos, 1.0, "ScatterAddBackward0")
+
+
+def _check_index_vector(index, name, size, dim):
+    idx = _index_array(index, name)
+    if idx.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    idx = idx.reshape(-1)
+    if idx.size and (idx.min() < -size or idx.max() >= size):
+        bad = idx.min() if idx.min() < -size else idx.max()
+        raise IndexError(
+            "index out of range in self"
+            if name == "index_select"
+            else f"index {bad} is out of bounds for dimension {dim} with size {size}"
+        )
+    return np.where(idx < 0, idx + size, idx)
+
+
+def _dim_positions(shape, dim, idx):
+    """Flat positions of x.index_select(dim, idx) in a tensor of `shape`, output order."""
+    outer = int(np.prod(shape[:dim], dtype=np.int64))
+    inner = int(np.prod(shape[dim + 1 :], dtype=np.int64))
+    n = shape[dim]
+    pos = (
+        np.arange(outer, dtype=np.int64)[:, None, None] * (n * inner)
+        + idx[None, :, None] * inner
+        + np.arange(inner, dtype=np.int64)[None, None, :]
+    )
+    return pos.reshape(-1)
+
+
+def index_select(input, dim, index):  # noqa: A002
+    x = input
+    xd = x._data
+    d = _wrap_dim(dim, xd.ndim)
+    xs = xd.shape if xd.ndim else (1,)
+    idx = _check_index_vector(index, "index_select", xs[d], d)
+    out_shape = xs[:d] + (idx.size,) + xs[d + 1 :]
+    if xd.ndim == 0:
+        out_shape = () if index._data.ndim == 0 else (idx.size,)
+    return take(x, _dim_positions(xs, d, idx), out_shape, "IndexSelectBackward0")
+
+
+def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
+    x = input
+    xd = x._data
+    d = _wrap_dim(dim, xd.ndim)
+    xs = xd.shape if xd.ndim else (1,)
+    idx = _check_index_vector(index, "index_add", xs[d], d)
+    if not isinstance(source, Tensor):
+        raise TypeError("index_add(): argument 'source' must be Tensor")
+    ss = source._data.shape if source._data.ndim else (1,)
+    want = xs[:d] + (idx.size,) + xs[d + 1 :]
+    if tuple(ss) != tuple(want):
+        raise RuntimeError(
+            f"source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(xs)} source.shape = {list(ss)}"
+        )
+    if source.dtype is not x.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({_scalar_name(x.dtype)}) and source "
+            f"({_scalar_name(source.dtype)}) must have the same scalar type"
+        )
+    dpos = _dim_positions(xs, d, idx)
+    spos = np.arange(source._data.size, dtype=np.int64)
+    return put_add(x, source, dpos, spos, alpha, "IndexAddBackward0")
+
+
+def flat_positions(x, index):
+    """Flat positions selected by a PyTorch/NumPy index with tensor/list/bool parts, in
+    output order, and the output shape; raises PyTorch's errors for bad indices."""
+    xd = x._data
+    if not isinstance(index, tuple):
+        index = (index,)
+    conv = []
+    dim = 0
+    n_real = 0
+    for i in index:
+        if isinstance(i, Tensor):
+            i = i._data
+        if isinstance(i, (list, tuple)):
+            i = np.asarray(i)
+            if i.dtype.kind == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        conv.append(i)
+        if i is None or i is Ellipsis:
+            continue
+        n_real += i.ndim if isinstance(i, np.ndarray) and i.dtype == np.bool_ else 1
+    if n_real > xd.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {xd.ndim}")
+    # bounds, with PyTorch's wording, before NumPy sees the index
+    for i in conv:
+        if i is Ellipsis:
+            dim += xd.ndim - n_real
+            continue
+        if i is None:
+            continue
+        if isinstance(i, np.ndarray):
+            if i.dtype == np.bool_:
+                for q in range(i.ndim):
+                    if i.shape[q] != xd.shape[dim + q]:
+                        raise IndexError(
+                            f"The shape of the mask {list(i.shape)} at index {q} does not "
+                            f"match the shape of the indexed tensor {list(xd.shape)} at index "
+                            f"{dim + q}"
+                        )
+                dim += i.ndim
+                continue
+            if i.dtype.kind not in "iu":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            n = xd.shape[dim]
+            if i.size and (i.min() < -n or i.max() >= n):
+                bad = i.min() if i.min() < -n else i.max()
+                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+        elif isinstance(i, (int, np.integer)) and not isinstance(i, bool):
+            n = xd.shape[dim]
+            if not -n <= i < n:
+                raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {n}")
+        elif isinstance(i, slice):
+            if i.step is not None and i.step <= 0:
+                raise ValueError("step must be greater than zero")
+        elif isinstance(i, float):
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                "are valid indices (got float)"
+            )
+        dim += 1
+    ar = np.arange(xd.size, dtype=np.int64).reshape(xd.shape)
+    try:
+        pos = ar[tuple(conv)]
+    except IndexError as e:
+        raise IndexError(str(e)) from None
+    return contig(pos), pos.shape
+
+
+def getitem_advanced(x, index):
+    pos, shape = flat_positions(x, index)
+    return take(x, pos, shape, "IndexBackward0")
+
+
+def index_put(x, index, value, accumulate=False):
+    """x with x[index] = value (or += value): recorded out of place."""
+    pos, shape = flat_positions(x, index)
+    if not isinstance(value, Tensor):
+        value = Tensor._make(np.asarray(value, x._data.dtype), -1, False)
+    if value.dtype is not x.dtype:
+        value = value.to(x.dtype)
+    vshape = value._data.shape
+    try:
+        np.broadcast_shapes(vshape, shape)
+        if len(vshape) > len(shape) and any(s != 1 for s in vshape[: len(vshape) - len(shape)]):
+            raise ValueError
+    except ValueError:
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(vshape)} cannot be broadcast to "
+            f"indexing result of shape {list(shape)}"
+        ) from None
+    vsrc = value._data.reshape(
+        vshape[len(vshape) - len(shape) :] if len(vshape) > len(shape) else vshape
+    )
+    spos = np.broadcast_to(np.arange(value._data.size, dtype=np.int64).reshape(vsrc.shape), shape)
+    if accumulate:
+        return put_add(x, value, pos, spos, 1.0, "IndexPutBackward0")
+    # duplicates: the last write wins (NumPy order); the gradient goes to that write only
+    dpos = pos.reshape(-1)
+    sp = spos.reshape(-1)
+    if dpos.size:
+        _, last = np.unique(dpos[::-1], return_index=True)
+        keep = np.sort(dpos.size - 1 - last)
+        dpos, sp = dpos[keep], sp[keep]
+    return put(x, value, dpos, sp, "IndexPutBackward0")
+
+
+def is_advanced(index):
+    items = index if isinstance(index, tuple) else (index,)
+    for i in items:
+        if isinstance(i, (Tensor, list, np.ndarray)) or isinstance(i, bool):
+            return True
+    return False

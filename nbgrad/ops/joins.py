@@ -1,0 +1,358 @@
+"""Joins and shape ops: cat, stack, split, chunk, unbind, narrow, flip, repeat, movedim.
+
+* cat / stack: one row with every input; seen as (outer, L_j) blocks per input, so the
+  VJP copies each input's blocks out of g (stack is a cat of unsqueezed inputs);
+* split / chunk / unbind / narrow: one slice row per output (an output is a strided view);
+* flip / repeat / movedim / tile: a strided-view row with its own shape (`vjp_view`:
+  gx[offset + idx . strides] += g, so repeat's shared elements sum their gradients).
+"""
+
+import numpy as np
+from numba import njit
+
+from nbgrad._array import contig
+
+from .. import _dtype
+from ..autograd.grad_mode import STATE
+from ..backends.cpu.rowio import acc, cot, first, iattr, iattrs, in_slot, out_slot, step, wants
+from ..tensor import Tensor, _wrap_dim
+from .emit import emit
+from .registry import register
+
+_V = "nbgrad.ops.joins:"
+_CAT = register("cat", "CatBackward0", _V + "vjp_cat")
+_STACK = register("stack", "StackBackward0", _V + "vjp_cat")
+_VIEW = {
+    n: register("view_" + n, n, _V + "vjp_view")
+    for n in (
+        "FlipBackward0",
+        "RepeatBackward0",
+        "PermuteBackward0",
+        "SliceBackward0",
+        "SelectBackward0",
+        "NarrowBackward0",
+        "SplitBackward0",
+        "UnbindBackward0",
+        "SplitWithSizesBackward0",
+    )
+}
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_cat(T, k, V):
+    s_y = out_slot(T, k, 0)
+    outer, total, nin = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    g = cot(T, s_y, V)
+    off = 0
+    for j in range(nin):
+        L = iattr(T, k, 3 + j)
+        s = in_slot(T, k, j)
+        if wants(T, s):
+            gs = cot(T, s, V)
+            init = first(T, s)
+            for o in range(outer):
+                src = o * total + off
+                dst = o * L
+                if init:
+                    for i in range(L):
+                        gs[dst + i] = g[src + i]
+                else:
+                    for i in range(L):
+                        gs[dst + i] += g[src + i]
+        off += L
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_view(T, k, V):
+    """Output element i is x[offset + idx(i) . strides] over the row's view shape."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    nd = iattr(T, k, 1)
+    shp = iattrs(T, k, 2, nd)
+    st = iattrs(T, k, 2 + nd, nd)
+    g = cot(T, s_y, V)
+    gx = acc(T, s_x, V)
+    idx = np.zeros(nd, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = iattr(T, k, 0)
+    for i in range(g.size):
+        gx[offs[0]] += g[i]
+        step(idx, shp, offs, st, st)
+
+
+def view_row(x, view, node, out_shape=None):
+    """Record `view` (a NumPy view into x's buffer, any strides) as a gather of x."""
+    out = contig(view)
+    if out_shape is not None:
+        out = out.reshape(out_shape)
+    if not (STATE.enabled and x._rg) or x._data.dtype.kind != "f":
+        return Tensor._make(out, -1, False)
+    item = x._data.itemsize
+    base = x._data.__array_interface__["data"][0]
+    offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
+    strides = tuple(s // item for s in view.strides)
+    attrs = (offset, view.ndim) + tuple(view.shape) + strides
+    return emit(_VIEW[node], out, (x,), iattrs=attrs)
+
+
+def _tensors(tensors, name):
+    if isinstance(tensors, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"
+        )
+    ts = list(tensors)
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    if not ts:
+        raise (ValueError if name == "stack" else RuntimeError)(
+            f"{name} expects a non-empty TensorList"
+        )
+    return ts
+
+
+def _promote(ts):
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = _dtype.promote_types(dt, t.dtype)
+    return [t if t.dtype is dt else t.to(dt) for t in ts], dt
+
+
+def _join(ts, d, op, blocks, out):
+    floats = out.dtype.kind == "f"
+    if not floats:
+        return Tensor._make(out, -1, False)
+    outer = blocks[0]
+    Ls = blocks[1]
+    return emit(op, out, tuple(ts), iattrs=(outer, int(sum(Ls)), len(ts)) + tuple(Ls))
+
+
+def cat(tensors, dim=0, *, out=None):
+    ts = _tensors(tensors, "cat")
+    ts, dt = _promote(ts)
+    # legacy: 1-D empty tensors are skipped
+    pos = [i for i, t in enumerate(ts) if not (t._data.ndim == 1 and t._data.size == 0)]
+    keep = [ts[i] for i in pos]
+    if not keep:
+        return Tensor._make(np.empty((0,), dt.np), -1, False)
+    ref = keep[0]._data
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, ref.ndim)
+    for i, t in zip(pos, keep):
+        sh = t._data.shape
+        if t._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if len(sh) != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {len(sh)}"
+            )
+        for q in range(ref.ndim):
+            if q != d and sh[q] != ref.shape[q]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[q]} but got size {sh[q]} for tensor number {i} in "
+                    "the list."
+                )
+    out = np.concatenate([t._data for t in keep], axis=d)
+    outer = int(np.prod(ref.shape[:d], dtype=np.int64))
+    Ls = [int(np.prod(t._data.shape[d:], dtype=np.int64)) for t in keep]
+    return _join(keep, d, _CAT, (outer, Ls), out)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0, *, out=None):
+    ts = _tensors(tensors, "stack")
+    ts, dt = _promote(ts)
+    ref = ts[0]._data.shape
+    d = _wrap_dim(dim, len(ref) + 1)
+    for i, t in enumerate(ts):
+        if t._data.shape != ref:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(ref)} at entry 0 "
+                f"and {list(t._data.shape)} at entry {i}"
+            )
+    out = contig(np.stack([t._data for t in ts], axis=d))
+    outer = int(np.prod(ref[:d], dtype=np.int64))
+    L = int(np.prod(ref[d:], dtype=np.int64))
+    return _join(ts, d, _STACK, (outer, [L] * len(ts)), out)
+
+
+def hstack(tensors):
+    ts = _tensors(tensors, "hstack")
+    return cat(ts, 0 if ts[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors):
+    from .views import reshape
+
+    ts = [t if t._data.ndim >= 2 else reshape(t, (1, -1)) for t in _tensors(tensors, "vstack")]
+    return cat(ts, 0)
+
+
+def _slice_dim(x, d, start, stop, node):
+    idx = [slice(None)] * x._data.ndim
+    idx[d] = slice(start, stop)
+    return view_row(x, x._data[tuple(idx)], node)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    x = tensor
+    d = _wrap_dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        s = int(split_size_or_sections)
+        if s < 0 or (s == 0 and n != 0):
+            raise RuntimeError(
+                f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+                if s == 0
+                else f"split expects split_size be non-negative, but got split_size={s}"
+            )
+        sizes = [s] * (n // s) + ([n % s] if n % s else []) if s else [0]
+        node = "SplitBackward0"
+    else:
+        sizes = [int(v) for v in split_size_or_sections]
+        if sum(sizes) != n or any(v < 0 for v in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's "
+                f"size at dimension {d}), but got split_sizes={sizes}"
+            )
+        node = "SplitWithSizesBackward0"
+    out, start = [], 0
+    for s in sizes:
+        out.append(_slice_dim(x, d, start, start + s, node))
+        start += s
+    return tuple(out)
+
+
+def chunk(input, chunks, dim=0):  # noqa: A002
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    size = -(-n // chunks) if n else 0
+    if size == 0:
+        return tuple(split(input, [0] * min(chunks, max(n, 1)), d)) if n == 0 else ()
+    return split(input, size, d)
+
+
+def unbind(input, dim=0):  # noqa: A002
+    x = input
+    d = _wrap_dim(dim, x._data.ndim)
+    out = []
+    for i in range(x._data.shape[d]):
+        idx = [slice(None)] * x._data.ndim
+        idx[d] = i
+        out.append(view_row(x, x._data[tuple(idx)], "UnbindBackward0"))
+    return tuple(out)
+
+
+def narrow(input, dim, start, length):  # noqa: A002
+    x = input
+    if isinstance(start, Tensor):
+        start = int(start.item())
+    if x._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    if not -n <= start <= n:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
+    if start < 0:
+        start += n
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice_dim(x, d, start, start + length, "SliceBackward0")
+
+
+def flip(input, dims):  # noqa: A002
+    x = input
+    if isinstance(dims, int):
+        dims = (dims,)
+    nd = x._data.ndim
+    ws = [_wrap_dim(d, nd) for d in dims]
+    seen = set()
+    for w in ws:
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return view_row(x, np.flip(x._data, axis=tuple(ws)) if ws else x._data, "FlipBackward0")
+
+
+def fliplr(input):  # noqa: A002
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):  # noqa: A002
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def repeat(x, sizes):
+    sizes = tuple(int(s) for s in sizes)
+    sh = x._data.shape
+    if len(sizes) < len(sh):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}"
+        )
+    sh = (1,) * (len(sizes) - len(sh)) + sh
+    base = x._data.reshape(sh)
+    # view of shape (r0, s0, r1, s1, ...) with stride 0 along each repeat axis
+    shape2 = []
+    for r, s in zip(sizes, sh):
+        shape2 += [r, s]
+    inter = base.reshape([v for s in sh for v in (1, s)])
+    view = np.broadcast_to(inter, shape2)
+    out_shape = tuple(r * s for r, s in zip(sizes, sh))
+    return view_row(x, view, "RepeatBackward0", out_shape)
+
+
+def tile(input, dims):  # noqa: A002
+    dims = tuple(dims)
+    nd = input._data.ndim
+    if len(dims) < nd:
+        dims = (1,) * (nd - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def movedim(input, source, destination):  # noqa: A002
+    x = input
+    nd = x._data.ndim
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+            f"contain the same number of dims as destination ({list(dst)} dims)"
+        )
+    s = [_wrap_dim(d, nd) for d in src]
+    t = [_wrap_dim(d, nd) for d in dst]
+    if len(set(s)) != len(s):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
+    if len(set(t)) != len(t):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
+    perm = [-1] * nd
+    for a, b in zip(s, t):
+        perm[b] = a
+    rest = iter([d for d in range(nd) if d not in s])
+    perm = [p if p >= 0 else next(rest) for p in perm]
+    return view_row(x, x._data.transpose(perm), "PermuteBackward0")
+
+
+moveaxis = movedim

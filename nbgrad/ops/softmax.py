@@ -1,0 +1,235 @@
+"""softmax and log_softmax: one fused forward kernel and one fused VJP kernel each.
+
+A tensor is seen as (outer, n, inner) around the softmax dim. Rows along the last dim
+(inner == 1) are processed in place; other dims go through a small contiguous buffer.
+exp is the vectorisable `vmath.vexp`; max and sum reductions are separate helpers compiled
+with reassociation allowed, so LLVM vectorises them (the vmath functions must not be
+compiled with fast-math, hence the split).
+"""
+
+import math
+import warnings
+
+import numpy as np
+from numba import njit, prange
+from numba.np.ufunc.parallel import _launch_threads
+
+from .. import _dtype
+from .._dtype import scalar_name as _scalar_name
+from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
+from ..backends.cpu.vmath import vexp
+from ..tensor import Tensor, _wrap_dim
+from .emit import emit
+from .registry import register
+
+_SOFTMAX = register("softmax", "SoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
+_LOG_SOFTMAX = register("log_softmax", "LogSoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
+PAR_MIN = 1 << 15
+
+# VJP kernels here call parallel kernels from inside the compiled sweep; a cached parallel
+# kernel needs Numba's thread pool (its scheduler symbols) to exist before it is loaded
+_launch_threads()
+
+
+@njit(cache=True, fastmath=True)
+def rmax(x):
+    m = -np.inf
+    for i in range(x.size):
+        v = x[i]
+        m = v if v > m else m
+    return m
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def rsum(x):
+    s = x.dtype.type(0)
+    for i in range(x.size):
+        s += x[i]
+    return s
+
+
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def rdot(x, y):
+    s = x.dtype.type(0)
+    for i in range(x.size):
+        s += x[i] * y[i]
+    return s
+
+
+@njit(cache=True, error_model="numpy")
+def exp_shift(x, m, o):
+    """o = exp(x - m); returns sum(o)."""
+    for i in range(x.size):
+        o[i] = vexp(x[i] - m)
+    return rsum(o)
+
+
+@njit(cache=True, error_model="numpy")
+def _row(x, o, log):
+    # a NaN anywhere (or an all -inf row) makes the sum NaN, so the row is NaN as in torch,
+    # whatever the fast-math max made of it
+    m = rmax(x)
+    s = exp_shift(x, m, o)
+    if log:
+        c = m + x.dtype.type(math.log(s))
+        for i in range(x.size):
+            o[i] = x[i] - c
+    else:
+        r = x.dtype.type(1.0) / s
+        for i in range(x.size):
+            o[i] *= r
+
+
+@njit(cache=True, error_model="numpy")
+def _block(x, o, b, n, inner, log, tmp, tmo):
+    """Softmax of block b (one outer index) of an (outer, n, inner) array."""
+    base = b * n * inner
+    if inner == 1:
+        _row(x[base : base + n], o[base : base + n], log)
+        return
+    for j in range(inner):
+        for c in range(n):
+            tmp[c] = x[base + c * inner + j]
+        _row(tmp, tmo, log)
+        for c in range(n):
+            o[base + c * inner + j] = tmo[c]
+
+
+@njit(cache=True, error_model="numpy")
+def fwd(x, o, outer, n, inner, log):
+    x = x.reshape(x.size)
+    o = o.reshape(o.size)
+    tmp = np.empty(n if inner > 1 else 0, x.dtype)
+    tmo = np.empty_like(tmp)
+    for b in range(outer):
+        _block(x, o, b, n, inner, log, tmp, tmo)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def fwd_par(x, o, outer, n, inner, log):
+    x = x.reshape(x.size)
+    o = o.reshape(o.size)
+    for b in prange(outer):
+        tmp = np.empty(n if inner > 1 else 0, x.dtype)
+        tmo = np.empty_like(tmp)
+        _block(x, o, b, n, inner, log, tmp, tmo)
+
+
+@njit(cache=True, error_model="numpy")
+def _grad_row(g, y, gx, log, init):
+    if log:  # gx = g - exp(y) * sum(g)
+        s = rsum(g)
+        if init:
+            for i in range(g.size):
+                gx[i] = g[i] - vexp(y[i]) * s
+        else:
+            for i in range(g.size):
+                gx[i] += g[i] - vexp(y[i]) * s
+    else:  # gx = y * (g - sum(g * y))
+        s = rdot(g, y)
+        if init:
+            for i in range(g.size):
+                gx[i] = y[i] * (g[i] - s)
+        else:
+            for i in range(g.size):
+                gx[i] += y[i] * (g[i] - s)
+
+
+@njit(cache=True, error_model="numpy")
+def _grad_block(g, y, gx, b, n, inner, log, init):
+    base = b * n * inner
+    if inner == 1:
+        sl = slice(base, base + n)
+        _grad_row(g[sl], y[sl], gx[sl], log, init)
+        return
+    tg = np.empty(n, g.dtype)
+    ty = np.empty(n, g.dtype)
+    tx = np.zeros(n, g.dtype)
+    for j in range(inner):
+        for c in range(n):
+            tg[c] = g[base + c * inner + j]
+            ty[c] = y[base + c * inner + j]
+        _grad_row(tg, ty, tx, log, True)
+        if init:
+            for c in range(n):
+                gx[base + c * inner + j] = tx[c]
+        else:
+            for c in range(n):
+                gx[base + c * inner + j] += tx[c]
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _grad_par(g, y, gx, outer, n, inner, log, init):
+    for b in prange(outer):
+        _grad_block(g, y, gx, b, n, inner, log, init)
+
+
+@njit(cache=True, error_model="numpy")
+def vjp_softmax(T, k, V):
+    s_y = out_slot(T, k, 0)
+    s_x = in_slot(T, k, 0)
+    if not wants(T, s_x):
+        return
+    outer, n, inner, log = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3) != 0
+    g = cot(T, s_y, V)
+    y = value(T, s_y, V)
+    gx = cot(T, s_x, V)
+    init = first(T, s_x)
+    if g.size >= PAR_MIN and outer > 1:
+        _grad_par(g, y, gx, outer, n, inner, log, init)
+    else:
+        for b in range(outer):
+            _grad_block(g, y, gx, b, n, inner, log, init)
+
+
+def softmax_dim(ndim):
+    """PyTorch's implicit dim (deprecated) when dim is None."""
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def layout(shape, d):
+    outer = int(np.prod(shape[:d], dtype=np.int64))
+    inner = int(np.prod(shape[d + 1 :], dtype=np.int64))
+    return outer, (shape[d] if shape else 1), inner
+
+
+def _softmax(x, dim, dtype, log, name):
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
+        )
+    if dim is None:
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=3,
+        )
+        dim = softmax_dim(x._data.ndim)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    if dtype is not None:
+        x = x.to(_dtype.as_dtype(dtype))
+    data = x._data
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            f"\"{name}_lastdim_kernel_impl\" not implemented for '{_scalar_name(x.dtype)}'"
+        )
+    d = _wrap_dim(dim, data.ndim)
+    outer, n, inner = layout(data.shape, d)
+    out = np.empty_like(data)
+    if data.size:
+        if data.size >= PAR_MIN and outer > 1:
+            fwd_par(data, out, outer, n, inner, log)
+        else:
+            fwd(data, out, outer, n, inner, log)
+    op = _LOG_SOFTMAX if log else _SOFTMAX
+    return emit(op, out, (x,), iattrs=(outer, n, inner, int(log)), saved=(out,))
+
+
+def softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: A002
+    return _softmax(input, dim, dtype, False, "softmax")
+
+
+def log_softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: A002
+    return _softmax(input, dim, dtype, True, "log_softmax")

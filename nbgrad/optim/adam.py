@@ -1,0 +1,118 @@
+"""Adam and AdamW (torch.optim's single-tensor updates, amsgrad and maximize included)."""
+
+from . import _kernels
+from .optimizer import Optimizer, _addr, _address, _step_tensor, _zeros_like
+
+
+class Adam(Optimizer):
+    _kernel = _kernels.adam
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        foreach=None,
+        maximize=False,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+        decoupled_weight_decay=False,
+    ):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by nbgrad")
+        defaults = {
+            "lr": lr,
+            "betas": tuple(betas),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def _row(self, group, p, g, st):
+        if not st:
+            st["step"] = _step_tensor()
+            st["exp_avg"] = _zeros_like(p)
+            st["exp_avg_sq"] = _zeros_like(p)
+            if group["amsgrad"]:
+                st["max_exp_avg_sq"] = _zeros_like(p)
+        sq = _addr(st["exp_avg_sq"], p)
+        mx = st.get("max_exp_avg_sq")
+        if group["amsgrad"] and mx is None:
+            mx = st["max_exp_avg_sq"] = _zeros_like(p)
+        b1, b2 = group["betas"]
+        return (
+            (
+                _address(p._data),
+                _addr(g, p),
+                _addr(st["exp_avg"], p),
+                sq,
+                _addr(mx, p) if group["amsgrad"] else sq,
+                _address(st["step"]._data),
+            ),
+            (
+                group["lr"],
+                b1,
+                b2,
+                group["eps"],
+                group["weight_decay"],
+                1.0 if group["amsgrad"] else 0.0,
+                1.0 if group["maximize"] else 0.0,
+                1.0 if group["decoupled_weight_decay"] else 0.0,
+            ),
+        )
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 1e-2), as torch.optim.AdamW."""
+
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        foreach=None,
+        capturable=False,
+        differentiable=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -1,0 +1,218 @@
+"""`Optimizer`: param groups, per-parameter state, zero_grad, state_dict, and one
+compiled kernel call per `step()` (see `_kernels.py`)."""
+
+import copy
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from ..backends.cpu.memory import address
+from ..tensor import Tensor
+
+
+class _RequiredParameter:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _zeros_like(p):
+    return Tensor._make(np.zeros(p._data.shape, p._data.dtype), -1, False)
+
+
+def _step_tensor():
+    """The step count, a float32 scalar tensor as in torch.optim's state."""
+    return Tensor._make(np.zeros((), np.float32), -1, False)
+
+
+class Optimizer:
+    """Base class. Subclasses set `_kernel`, `_ncols` (state addresses per row) and
+    implement `_row(group, p, state)` -> (addresses, hyperparameters)."""
+
+    _kernel = None
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = {}
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {type(params).__name__}"
+            )
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for g in param_groups:
+            self.add_param_group(g)
+
+    def add_param_group(self, param_group):
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + type(p).__name__
+                )
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+            if p._data.dtype.kind != "f":
+                raise ValueError("optimizer can only optimize floating point Tensors")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        seen = set()
+        for g in self.param_groups:
+            seen.update(id(p) for p in g["params"])
+        if any(id(p) in seen for p in param_group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    g._data.fill(0)
+
+    # -- the step ----------------------------------------------------------------------
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        addrs, ns, dts, hyps = [], [], [], []
+        state = self.state
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p._grad
+                if g is None:
+                    continue
+                st = state.get(p)
+                if st is None:
+                    st = state[p] = {}
+                a, h = self._row(group, p, g, st)
+                addrs.append(a)
+                hyps.append(h)
+                ns.append(p._data.size)
+                dts.append(0 if p._data.dtype == np.float32 else 1)
+        if addrs:
+            type(self)._kernel(
+                np.array(addrs, np.int64),
+                np.array(ns, np.int64),
+                np.array(dts, np.int64),
+                np.array(hyps, np.float64),
+            )
+        return loss
+
+    def _row(self, group, p, g, st):
+        raise NotImplementedError
+
+    # -- state dict ----------------------------------------------------------------------
+    def state_dict(self):
+        index = {}
+        groups = []
+        start = 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {index[id(p)]: dict(v) for p, v in self.state.items() if id(p) in index}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        state_dict = copy.copy(state_dict)
+        groups = self.param_groups
+        saved_groups = list(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = {}
+        for g, s in zip(groups, saved_groups):
+            for old, p in zip(s["params"], g["params"]):
+                id_map[old] = p
+        new_state = {}
+        for k, v in state_dict["state"].items():
+            key = int(k) if isinstance(k, str) else k
+            if key not in id_map:
+                continue
+            p = id_map[key]
+            entry = {}
+            for name, val in v.items():
+                if isinstance(val, Tensor):
+                    if name == "step":
+                        arr = np.array(val._data, np.float32).reshape(())
+                    else:
+                        arr = np.array(val._data, p._data.dtype).reshape(p._data.shape)
+                    val = Tensor._make(arr, -1, False)
+                entry[name] = val
+            new_state[p] = entry
+        self.state = new_state
+        new_groups = []
+        for g, s in zip(groups, saved_groups):
+            ng = {k: (tuple(v) if isinstance(g.get(k), tuple) else v) for k, v in s.items()}
+            ng["params"] = g["params"]
+            new_groups.append(ng)
+        self.param_groups = new_groups
+
+    def __repr__(self):
+        s = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += "\n"
+            s += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    s += f"    {key}: {group[key]}\n"
+        return s + ")"
+
+    def __getstate__(self):
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+_address = address
+
+
+def _addr(t, p):
+    """Address of `t`'s array after checking it matches parameter `p` (the kernel writes
+    through raw addresses, so a buffer of another dtype or size must never reach it)."""
+    a, d = t._data, p._data
+    if a.dtype != d.dtype or a.size != d.size:
+        raise RuntimeError(
+            f"optimizer: a gradient or state buffer of dtype {a.dtype} and {a.size} elements "
+            f"does not match its parameter ({d.dtype}, {d.size} elements); after changing a "
+            "parameter's dtype or shape, create the optimizer again"
+        )
+    return address(a)

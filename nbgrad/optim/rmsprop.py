@@ -1,0 +1,83 @@
+"""RMSprop (torch.optim.RMSprop's update: centered, momentum, weight decay, maximize)."""
+
+from . import _kernels
+from .optimizer import Optimizer, _addr, _address, _step_tensor, _zeros_like
+
+
+class RMSprop(Optimizer):
+    _kernel = _kernels.rmsprop
+
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        alpha=0.99,
+        eps=1e-8,
+        weight_decay=0,
+        momentum=0,
+        centered=False,
+        capturable=False,
+        foreach=None,
+        maximize=False,
+        differentiable=False,
+    ):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        if differentiable:
+            raise NotImplementedError("differentiable=True is not supported by nbgrad")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "alpha": alpha,
+            "eps": eps,
+            "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def _row(self, group, p, g, st):
+        if not st:
+            st["step"] = _step_tensor()
+            st["square_avg"] = _zeros_like(p)
+            if group["momentum"] > 0:
+                st["momentum_buffer"] = _zeros_like(p)
+            if group["centered"]:
+                st["grad_avg"] = _zeros_like(p)
+        if group["momentum"] > 0 and "momentum_buffer" not in st:
+            st["momentum_buffer"] = _zeros_like(p)
+        if group["centered"] and "grad_avg" not in st:
+            st["grad_avg"] = _zeros_like(p)
+        sq = _addr(st["square_avg"], p)
+        ga = st.get("grad_avg")
+        buf = st.get("momentum_buffer")
+        return (
+            (
+                _address(p._data),
+                _addr(g, p),
+                sq,
+                _addr(ga, p) if ga is not None else sq,
+                _addr(buf, p) if buf is not None else sq,
+                _address(st["step"]._data),
+            ),
+            (
+                group["lr"],
+                group["alpha"],
+                group["eps"],
+                group["weight_decay"],
+                group["momentum"],
+                1.0 if group["centered"] else 0.0,
+                1.0 if group["maximize"] else 0.0,
+            ),
+        )

@@ -1,0 +1,114 @@
+"""Each example runs end to end in its fast mode (`--quick`), in a fresh interpreter."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def run(tmp_path, script, *args, timeout=600):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(EXAMPLES.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    p = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+    assert p.returncode == 0, f"{script} failed:\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+def has(mod):
+    return importlib.util.find_spec(mod) is not None
+
+
+def test_train_digits_quick(tmp_path):
+    pytest.importorskip("sklearn")
+    out = run(tmp_path, "train_digits.py", "--quick", "--plot", "curve.png")
+    assert "[nbgrad] test accuracy" in out and "wall time" in out
+    acc = float(out.split("test accuracy ")[1].split("%")[0])
+    assert acc > 85.0  # 3 epochs; the full run reaches > 95%
+    if has("matplotlib"):
+        assert (tmp_path / "curve.png").stat().st_size > 1000
+
+
+@pytest.mark.slow
+def test_train_digits_reaches_95(tmp_path):
+    pytest.importorskip("sklearn")
+    out = run(tmp_path, "train_digits.py", "--no-plot", "--no-progress")
+    acc = float(out.split("test accuracy ")[1].split("%")[0])
+    assert acc >= 95.0
+
+
+def test_train_digits_torch_backend(tmp_path):
+    pytest.importorskip("sklearn")
+    pytest.importorskip("torch")
+    out = run(tmp_path, "train_digits.py", "--quick", "--backend", "torch", "--no-plot")
+    assert "[torch] test accuracy" in out
+
+
+def test_regression_quick(tmp_path):
+    out = run(tmp_path, "regression.py", "--quick", "--plot", "fit.png")
+    assert "[nbgrad] RMSE" in out
+    if has("matplotlib"):
+        assert (tmp_path / "fit.png").exists()
+
+
+def test_custom_function(tmp_path):
+    out = run(tmp_path, "custom_function.py", "--quick")
+    assert "MyFunc.backward received grad_output of shape (3,)" in out
+    assert "v^T J          = [-9.  7.  3.]" in out
+    assert "expected shape compatible with [4, 3]" in out
+
+
+def test_custom_function_same_output_on_torch(tmp_path):
+    pytest.importorskip("torch")
+    a = run(tmp_path, "custom_function.py")
+    b = run(tmp_path, "custom_function.py", "--backend", "torch")
+    assert a.replace("nbgrad", "torch") == b
+
+
+def test_physics_fit_quick(tmp_path):
+    out = run(tmp_path, "physics_fit.py", "--quick", "--plot", "loss.png")
+    assert "nbgrad: k=" in out
+    if has("torch"):
+        assert " torch: k=" in out and "nbgrad / torch wall time" in out
+        # the same code on both: the same fitted values
+        k_nb = float(out.split("nbgrad: k=")[1].split()[0])
+        k_t = float(out.split(" torch: k=")[1].split()[0])
+        assert abs(k_nb - k_t) < 1e-6
+    if has("matplotlib"):
+        assert (tmp_path / "loss.png").exists()
+
+
+@pytest.mark.slow
+def test_physics_fit_converges(tmp_path):
+    out = run(tmp_path, "physics_fit.py", "--backend", "nbgrad", "--no-plot", "--no-progress")
+    k = float(out.split("nbgrad: k=")[1].split()[0])
+    c = float(out.split("nbgrad: k=")[1].split(" c=")[1].split()[0])
+    assert abs(k - 4.0) < 0.05 and abs(c - 0.35) < 0.02
+
+
+def test_guide_runs(tmp_path):
+    """Every ```python block of docs/guide.md, in order, in one fresh interpreter."""
+    import re
+
+    guide = EXAMPLES.parent / "docs" / "guide.md"
+    blocks = re.findall(r"```python\n(.*?)```", guide.read_text(), re.S)
+    assert len(blocks) >= 8
+    script = tmp_path / "guide.py"
+    script.write_text("\n\n".join(blocks))
+    p = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "tensor([20., 20., 20., 20.])" in p.stdout
+    assert "expected shape compatible with [4, 3]" in p.stdout
