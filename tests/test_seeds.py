@@ -508,10 +508,6 @@ J2 = """tensor([[[[4., 0.],
           [0., 4.]]]])"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: nbgrad has no torch.autograd.functional.jacobian / torch.einsum (seed 004)",
-)
 def test_seed004_literal_jacobian_and_einsum():
     import nbgrad.autograd.functional as A
 

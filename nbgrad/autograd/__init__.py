@@ -19,6 +19,10 @@ _LAZY = {
 
 
 def __getattr__(name):
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module(".functional", __name__)
     # engine/function import Tensor, which imports grad_mode from this package: load late
     if name in _LAZY:
         import importlib

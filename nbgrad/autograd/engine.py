@@ -76,11 +76,6 @@ def _seeds(outputs, grad_outputs, is_backward):
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                 f"and output[{i}] has a shape of {Size(out._data.shape)}."
             )
-        if g._data.dtype.kind != "f":
-            raise RuntimeError(
-                f"For invalid gradient dtype: grad_output[{i}] has dtype {g.dtype.name} "
-                f"but expected a floating point dtype"
-            )
         seeds.append(contig(g._data, dtype=out._data.dtype).reshape(-1))
     return seeds
 

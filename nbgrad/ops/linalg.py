@@ -84,7 +84,7 @@ def matmul(a, b):
                 f"[{db.shape[0]}] to have the same number of elements, but got {da.shape[0]} "
                 f"and {db.shape[0]} elements respectively"
             )
-        ra = (da.shape[0] if na > 1 else 1, ka) if na <= 2 else (da.size // ka, ka)
+        ra = (da.shape[0] if na > 1 else 1, ka) if na <= 2 else (da.size // ka if ka else 0, ka)
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
             f"{kb}x{db.shape[-1] if nb > 1 else 1})"
