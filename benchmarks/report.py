@@ -42,6 +42,10 @@ GROUPS = {
     "mlp-step": ("MLP training step 784-256-10, batch 256, f32, ReLU, cross-entropy, SGD", 1.0),
     "digits-epoch": ("one epoch of examples/train_digits.py (8x8 digits MLP)", 1.0),
     "physics-fit": ("one iteration of examples/physics_fit.py (damped oscillator)", 0.5),
+    "cross-entropy-256x10": ("F.cross_entropy fwd+bwd, (256, 10) f32", 1.0),
+    "cross-entropy-4096x1000": ("F.cross_entropy fwd+bwd, (4096, 1000) f32", 1.0),
+    "softmax-4096x1000": ("softmax (4096, 1000) f32", 1.0),
+    "einsum-bij,bjk": ("einsum bij,bjk->bik fwd+bwd, (32, 128, 64)", 1.0),
 }
 # nbgrad variants per group; only "nbgrad" vs "torch" is judged against the target.
 VARIANT_NOTES = {

@@ -175,6 +175,7 @@ class Tape:
         self.gaddr = np.zeros(slots, np.int64)
         self.ginit = np.zeros(slots, np.uint8)
         self.mark = np.zeros(slots, np.uint8)
+        self.arena = np.empty(0, np.uint8)  # gradient arena reused across backward passes
         self._describe()
 
     def _describe(self):

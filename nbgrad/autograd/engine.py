@@ -27,6 +27,7 @@ SECOND_BACKWARD = (
 _CUSTOM_CODE = BY_NAME[CUSTOM].code
 _EMPTY = np.empty(0, np.int64)
 _CTX = np.zeros(dispatch.CTX_LEN, np.int64)
+_NO_ARENA = np.empty(0, np.uint8)
 
 
 def _tuple(x):
@@ -94,8 +95,10 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
         wanted_tensors = {_slot(t): t for t in wanted_tensors}
         wanted = list(wanted_tensors)
     ins = np.array(wanted, np.int64) if restrict else _EMPTY
+    arena = T.arena
+    T.arena = _NO_ARENA  # a nested backward (inside a custom Function) gets its own
     rows, arena, used, leaves, freed, missing = plan(
-        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark
+        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark, arena
     )
     if missing.size:
         dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
@@ -142,6 +145,9 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
             if i < 0:
                 break
             _run_custom(int(rows[i]))
+            # Python ran (possibly recording, even a nested backward): tape arrays may have
+            # been reallocated, so describe them afresh before resuming
+            dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
             i += 1
         if restrict:
             for s in wanted:
@@ -164,7 +170,7 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
         freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
         if freed_rows.size:
             _free(freed_rows)
-    del arena
+        T.arena = arena  # kept for the next pass (results were copied out of it)
     return result
 
 

@@ -21,13 +21,15 @@ ALIGN = 64
 
 
 @njit(cache=True, error_model="numpy")
-def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn, mark):
+def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn, mark, arena):
     """Find the rows a backward from `roots` needs and lay out their gradient buffers.
 
     Walks rows down from the roots' producers and stops as soon as no reached slot is
     still waiting for its producer row, so the cost is the graph's, not the tape's.
     With `restrict` (autograd.grad), only rows on a path from `inputs` count. `mark` is
-    zeroed scratch of one byte per slot (left zeroed on return).
+    zeroed scratch of one byte per slot (left zeroed on return). `arena` is the previous
+    pass's gradient arena, reused when large enough (fresh large allocations cost a page
+    fault per 4 KiB on first touch, which dominated backward passes of big tensors).
 
     Returns (needed rows in descending order, arena for non-leaf gradients, non-leaf
     slots given a buffer, leaf slots reached (the caller supplies their buffers), first
@@ -116,7 +118,8 @@ def plan(R, I, S, n, roots, inputs, restrict, gaddr, ginit, fn, mark):
         else:
             leaves[b] = s
             b += 1
-    arena = np.empty(total + ALIGN, np.uint8)
+    if arena.size < total + ALIGN:
+        arena = np.empty(total + ALIGN, np.uint8)
     base = (arena.ctypes.data + ALIGN - 1) // ALIGN * ALIGN
     off = 0
     for s in used:
