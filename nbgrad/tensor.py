@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtype
 from ._size import Size
 from .autograd.grad_mode import STATE
-from .tape import S_PROD, S_RG, TAPE
+from .tape import S_PROD, TAPE
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
@@ -219,10 +219,6 @@ class Tensor:
     @property
     def retains_grad(self):
         return self._retain
-
-    @property
-    def _version_of_tape(self):
-        return TAPE.S[self._slot, S_PROD] if self._slot >= 0 else -1
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         from .autograd.engine import backward
@@ -910,4 +906,4 @@ from .ops import views as _views  # noqa: E402
 _FAST = _pw.FAST
 from . import functions as _fn  # noqa: E402
 
-__all__ = ["Tensor", "is_tensor", "S_RG"]
+__all__ = ["Tensor", "is_tensor"]

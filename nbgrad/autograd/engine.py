@@ -38,16 +38,12 @@ def _tuple(x):
     return tuple(x)
 
 
-def _seeds(outputs, grad_outputs, is_backward):
+def _seeds(outputs, grad_outputs):
     """PyTorch's checks on (outputs, grad_outputs); returns float arrays to seed with."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            "grad can be implicitly created only for scalar outputs"
-            if False
-            else f"got {len(grad_outputs)} tensors and {len(outputs)} gradients"
-        )
+        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     seeds = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(out, Tensor):
@@ -282,7 +278,7 @@ def backward(
     grads = _tuple(grad_tensors) if grad_tensors is not None else None
     if grads is not None and len(grads) != len(outputs):
         raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
-    seeds = _seeds(outputs, grads, True)
+    seeds = _seeds(outputs, grads)
     retain = bool(retain_graph) if retain_graph is not None else create_graph
     if inputs is not None:
         ins = _tuple(inputs)
@@ -340,7 +336,7 @@ def grad(
             raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _seeds(outs, _tuple(grad_outputs) if grad_outputs is not None else None, False)
+    seeds = _seeds(outs, _tuple(grad_outputs) if grad_outputs is not None else None)
     retain = bool(retain_graph) if retain_graph is not None else create_graph
     res = _run(outs, seeds, retain, ins)
     out = []
@@ -360,4 +356,4 @@ def grad(
     return tuple(out)
 
 
-__all__ = ["backward", "grad", "R_CODE"]
+__all__ = ["backward", "grad"]

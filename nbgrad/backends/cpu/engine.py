@@ -184,4 +184,4 @@ def finish(R, gaddr, ginit, used, leaves, rows, free_graph):
     return out[:j]
 
 
-__all__ = ["plan", "accumulate", "read", "finish", "np"]
+__all__ = ["plan", "accumulate", "read", "finish"]

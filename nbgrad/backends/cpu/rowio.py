@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_NDIM, S_NUMEL, S_SHAPE
-from .memory import vi64, view_as
+from .memory import view_as
 
 _inl = dict(inline="always", cache=True, error_model="numpy")
 
@@ -129,6 +129,3 @@ def step(idx, shp, offs, strides_a, strides_b):
         offs[1] -= strides_b[d] * shp[d]
         idx[d] = 0
         d -= 1
-
-
-__all__ = ["vi64"]
