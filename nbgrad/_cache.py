@@ -17,9 +17,17 @@ import numba
 _PKG = Path(__file__).resolve().parent
 
 
+# Subpackages of plain Python that no kernel reads (they call ops, never define or feed
+# compiled code): editing them must not recompile every kernel. tests/test_cache.py checks
+# that they stay free of Numba.
+PURE_PYTHON = ("autograd", "nn", "func")
+
+
 def _source_hash():
     h = hashlib.sha1(numba.__version__.encode())
     for p in sorted(_PKG.rglob("*.py")):
+        if p.relative_to(_PKG).parts[0] in PURE_PYTHON:
+            continue
         h.update(str(p.relative_to(_PKG)).encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]

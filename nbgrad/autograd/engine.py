@@ -223,27 +223,34 @@ def _run_custom(k):
         res = ctx.fn_cls.backward(ctx, *grads)
     res = res if isinstance(res, tuple) else (res,)
     name = ctx.node_name
-    if len(res) != ctx.n_args:
-        raise RuntimeError(
-            f"function {name} returned an incorrect number of gradients (expected "
-            f"{ctx.n_args}, got {len(res)})"
-        )
+    _check_custom(ctx, res)
     for j, pos in enumerate(ctx.tensor_positions):
         s = int(T.I[p + no + j])
         g = res[pos]
         if g is None or not T.gaddr[s]:
             continue
-        if not isinstance(g, Tensor):
-            raise TypeError(
-                f"function {name} returned a gradient different than None at position "
-                f"{pos + 1}, but the corresponding forward input was not a Variable"
-            )
         shape, dt = _shape_dtype(s)
         gd = g._data
         if gd.shape != shape:
             gd = _sum_to(gd, shape, name, pos)
         accumulate(T.gaddr, T.ginit, s, contig(gd, dtype=dt).reshape(-1))
     assert ni == len(ctx.tensor_positions)
+
+
+def _check_custom(ctx, res):
+    """PyTorch's checks on what a custom Function's backward returned."""
+    name = ctx.node_name
+    if len(res) != ctx.n_args:
+        raise RuntimeError(
+            f"function {name} returned an incorrect number of gradients (expected "
+            f"{ctx.n_args}, got {len(res)})"
+        )
+    for pos in ctx.tensor_positions:
+        if res[pos] is not None and not isinstance(res[pos], Tensor):
+            raise TypeError(
+                f"function {name} returned a gradient different than None at position "
+                f"{pos + 1}, but the corresponding forward input was not a Variable"
+            )
 
 
 def _sum_to(g, shape, name, pos):
@@ -270,8 +277,6 @@ def backward(
     grad_variables=None,
 ):
     """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
     outputs = _tuple(tensors)
     if grad_tensors is None and grad_variables is not None:
         grad_tensors = grad_variables
@@ -280,6 +285,12 @@ def backward(
         raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
     seeds = _seeds(outputs, grads)
     retain = bool(retain_graph) if retain_graph is not None else create_graph
+    if create_graph:
+        ins = _tuple(inputs) if inputs is not None else None
+        if ins is not None and not ins:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        _backward_graph(outputs, grads, retain, ins)
+        return
     if inputs is not None:
         ins = _tuple(inputs)
         if not ins:
@@ -297,6 +308,69 @@ def backward(
         t = TAPE.watch[s]()
         if t is not None:
             _accumulate_grad(t, buf)
+
+
+def _seed_tensors(outputs, grad_outputs, nb):
+    """Cotangents as Tensors (kept as given, so a seed that requires grad stays in the
+    graph); implicit ones for scalar outputs."""
+    seeds = []
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(out).__name__}")
+        if not out._rg:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        g = grad_outputs[i] if grad_outputs is not None else None
+        if g is None:
+            if nb:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each "
+                    "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                    "are expected to match the shape of corresponding output, but a mismatch "
+                    f"was detected: grad_output[{i}] is None"
+                )
+            g = Tensor._make(np.ones(out._data.shape, out._data.dtype), -1, False)
+        elif not isinstance(g, Tensor):
+            g = Tensor._make(np.full(out._data.shape, g, out._data.dtype), -1, False)
+        if nb and tuple(g.shape[1:]) != tuple(out.shape):
+            from .._size import Size
+
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions "
+                "are expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {Size(g.shape)} and output[{i}] "
+                f"has a shape of {Size(out.shape)}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap."
+            )
+        if g.dtype != out.dtype:
+            g = g.to(out.dtype)
+        seeds.append(g)
+    return seeds
+
+
+def _backward_graph(outputs, grads, retain, ins):
+    """backward(create_graph=True): gradients are recorded ops, accumulated out of place
+    into .grad (so they can be differentiated again), as PyTorch does."""
+    from . import graph
+
+    for o in outputs:
+        _slot(o)
+    seeds = _seed_tensors(outputs, grads, 0)
+    wanted = {_slot(t) for t in ins} if ins is not None else None
+    res = graph.run(outputs, seeds, wanted, True, retain, 0)
+    targets = ins if ins is not None else [r() for r in TAPE.watch.values()]
+    for t in targets:
+        if t is None or t._slot not in res or not t._rg:
+            continue
+        if t._slot in TAPE.watch or ins is not None:
+            g = res[t._slot]
+            if tuple(g.shape) != tuple(t.shape):
+                g = g.reshape(t.shape)
+            t._grad = g if t._grad is None else t._grad + g
 
 
 def _accumulate_grad(t, buf):
@@ -318,10 +392,6 @@ def grad(
     materialize_grads=False,
 ):
     """Return d(sum of outputs . grad_outputs)/d(input) for each input (the VJP)."""
-    if create_graph:
-        raise NotImplementedError("create_graph=True (higher-order gradients) is not supported yet")
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported yet")
     outs = _tuple(outputs)
     ins = _tuple(inputs)
     if allow_unused is None:
@@ -336,21 +406,42 @@ def grad(
             raise TypeError(f"inputs must be Tensors, got {type(t).__name__} at index {i}")
         if not t._rg:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    seeds = _seeds(outs, _tuple(grad_outputs) if grad_outputs is not None else None)
+    gouts = _tuple(grad_outputs) if grad_outputs is not None else None
+    seeds = None if is_grads_batched else _seeds(outs, gouts)
     retain = bool(retain_graph) if retain_graph is not None else create_graph
-    res = _run(outs, seeds, retain, ins)
+    if create_graph or is_grads_batched:
+        from . import graph
+
+        nb = 1 if is_grads_batched else 0
+        res = graph.run(
+            outs, _seed_tensors(outs, gouts, nb), {_slot(t) for t in ins}, create_graph, retain, nb
+        )
+        res = {
+            s: g
+            if tuple(g.shape[nb:]) == tuple(t.shape)
+            else g.reshape(tuple(g.shape[:nb]) + tuple(t.shape))
+            for t in ins
+            for s, g in res.items()
+            if s == t._slot
+        }
+        bshape = tuple(gouts[0].shape[:1]) if nb else ()
+    else:
+        res = _run(outs, seeds, retain, ins)
+        bshape = ()
     out = []
     for i, t in enumerate(ins):
         buf = res.get(t._slot)
+        if isinstance(buf, Tensor):
+            out.append(buf)
+            continue
         if buf is None:
             if not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
-            out.append(
-                Tensor._make(np.zeros_like(t._data), -1, False) if materialize_grads else None
-            )
+            zero = np.zeros(bshape + t._data.shape, t._data.dtype)
+            out.append(Tensor._make(zero, -1, False) if materialize_grads else None)
         else:
             out.append(Tensor._make(buf, -1, False))
     return tuple(out)

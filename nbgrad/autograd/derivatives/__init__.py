@@ -1,0 +1,144 @@
+"""Differentiable VJPs: each op's backward written with nbgrad ops.
+
+The compiled sweep (backends/cpu) runs fused VJP kernels and records nothing, which is
+what plain `backward()` wants. Higher-order gradients (`create_graph=True`), batched
+cotangents (`is_grads_batched=True`) and forward mode need the backward as ops that are
+themselves recorded and batched, so every op also has a *differentiable VJP* here:
+
+    @defvjp("sum", "sum_dim")
+    def _(row, g):            # g: the output's cotangent (one output), a Tensor
+        return (...,)         # one Tensor (or None) per input
+
+A `Row` reads the tape row: its input/output slots, int and float attrs, the values the
+row saved (as Tensors tied to their slots, so a gradient of the VJP flows back through
+them) and `nb`, the number of leading batch dims the cotangents carry (0, or 1 for
+batched VJPs): every VJP here broadcasts over those leading dims. Elementwise ops get
+theirs from the same scalar rule strings as their kernels (`derivatives/elementwise.py`).
+"""
+
+import numpy as np
+
+from ...tape import (
+    R_FLEN,
+    R_FPOS,
+    R_ILEN,
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    S_ADDR,
+    S_DT,
+    S_NDIM,
+    S_NUMEL,
+    S_RG,
+    S_SHAPE,
+    TAPE,
+)
+from ...tensor import Tensor
+
+DVJP = {}  # op name -> fn(row, *gouts) -> tuple of input gradients (Tensor or None)
+
+
+def defvjp(*names):
+    def deco(fn):
+        for n in names:
+            if n in DVJP:
+                raise ValueError(f"differentiable VJP for {n!r} defined twice")
+            DVJP[n] = fn
+        return fn
+
+    return deco
+
+
+class Row:
+    """Tape row k as the differentiable VJPs see it."""
+
+    __slots__ = ("k", "name", "outs", "ins", "iattrs", "fattrs", "saved", "nb", "bshape")
+
+    def __init__(self, k, name, nb, bshape):
+        T = TAPE
+        R = T.R
+        p, no, ni = int(R[k, R_IPOS]), int(R[k, R_NOUT]), int(R[k, R_NIN])
+        ln = int(R[k, R_ILEN])
+        self.k, self.name, self.nb, self.bshape = k, name, nb, bshape
+        self.outs = tuple(T.I[p : p + no].tolist())
+        self.ins = tuple(T.I[p + no : p + no + ni].tolist())
+        self.iattrs = T.I[p + no + ni : p + ln].copy()
+        fp = int(R[k, R_FPOS])
+        self.fattrs = T.F[fp : fp + int(R[k, R_FLEN])].copy()
+        sv = T.saved[k]
+        self.saved = sv if isinstance(sv, tuple) else (() if sv is None else (sv,))
+
+    # -- slots -----------------------------------------------------------------------
+    def shape(self, s):
+        S = TAPE.S
+        return tuple(S[s, S_SHAPE : S_SHAPE + S[s, S_NDIM]].tolist())
+
+    def numel(self, s):
+        return int(TAPE.S[s, S_NUMEL])
+
+    def dtype(self, s):
+        return np.float32 if TAPE.S[s, S_DT] == 0 else np.float64
+
+    def wants(self, j):
+        """Whether input j takes a gradient at all."""
+        return bool(TAPE.S[self.ins[j], S_RG])
+
+    def value(self, s):
+        """Slot s's value as a Tensor on that slot (differentiable through its producer).
+
+        Only values the row saved are available, which are what its fused VJP reads too;
+        they are found by address among the row's saved arrays."""
+        S = TAPE.S
+        a, n = int(S[s, S_ADDR]), int(S[s, S_NUMEL])
+        for arr in self.saved:
+            if (
+                isinstance(arr, np.ndarray)
+                and arr.size == n
+                and arr.dtype.kind == "f"
+                and (n == 0 or arr.__array_interface__["data"][0] == a)
+            ):
+                return handle(arr.reshape(self.shape(s)), s)
+        raise AssertionError(f"internal error: row {self.k} ({self.name}) did not save slot {s}")
+
+    def x(self, j=0):
+        return self.value(self.ins[j])
+
+    def y(self, j=0):
+        return self.value(self.outs[j])
+
+    # -- shapes with the batch dims ----------------------------------------------------
+    def sum_to(self, g, s):
+        """Sum a cotangent broadcast over slot s's shape back to it (batch dims kept)."""
+        return sum_to(g, self.shape(s), self.nb)
+
+    def zeros(self, s):
+        return Tensor._make(np.zeros(self.bshape + self.shape(s), self.dtype(s)), -1, False)
+
+
+def handle(arr, s):
+    """A new Tensor on slot s (one more live handle: the slot outlives it)."""
+    rg = bool(TAPE.S[s, S_RG])
+    TAPE.handles[s] += 1
+    return Tensor._make(arr, s, rg)
+
+
+def sum_to(g, shape, nb):
+    """Reduce `g` (batch dims + a shape that `shape` broadcasts to) to batch + `shape`."""
+    gs = tuple(g.shape)
+    if gs[nb:] == tuple(shape):
+        return g
+    lead = len(gs) - nb - len(shape)
+    dims = list(range(nb, nb + lead))
+    for i, n in enumerate(shape):
+        if n == 1 and gs[nb + lead + i] != 1:
+            dims.append(nb + lead + i)
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    return g.reshape(gs[:nb] + tuple(shape))
+
+
+def _load():
+    from . import elementwise, nn, shape, tensorops  # noqa: F401  (register their VJPs)
+
+
+__all__ = ["DVJP", "Row", "defvjp", "handle", "sum_to"]

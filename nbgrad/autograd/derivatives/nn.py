@@ -1,0 +1,1 @@
+"""Differentiable VJPs (see derivatives/__init__.py)."""

@@ -1,0 +1,125 @@
+"""Differentiable VJPs of reductions, views, matrix products and dtype casts.
+
+Many linear ops move elements without arithmetic (slices, transposes, expand, gathers):
+their output is `x.flat[pos]` for positions computed from the row, so their VJP is a
+scatter-add of `g` at `pos` (`scatter`), and a scatter's VJP is the gather back
+(`gather`): both are recorded ops, so these VJPs differentiate again.
+"""
+
+import numpy as np
+
+from ...ops import indexing
+from ...tensor import Tensor
+from . import defvjp
+
+
+# -- gathers and scatters by flat position, over leading batch dims -------------------
+def _batched_pos(pos, n, bshape):
+    """Positions into a (batch + shape) buffer: pos offset by n per batch element."""
+    nbatch = int(np.prod(bshape)) if bshape else 1
+    if nbatch == 1:
+        return pos
+    return (np.arange(nbatch, dtype=np.int64)[:, None] * n + pos[None, :]).reshape(-1)
+
+
+def gather(t, pos, shape, nb=0):
+    """t (batch + any shape) -> t.flat[pos] per batch element, shaped batch + `shape`."""
+    bshape = tuple(t.shape[:nb])
+    n = int(np.prod(t.shape[nb:])) if len(t.shape) > nb else 1
+    bpos = _batched_pos(np.asarray(pos, np.int64).reshape(-1), n, bshape)
+    return indexing.take(t, bpos, bshape + tuple(shape), node="IndexBackward0")
+
+
+def scatter(g, pos, shape, nb=0):
+    """The transpose of `gather`: zeros(batch + shape) with g added at pos (per batch)."""
+    bshape = tuple(g.shape[:nb])
+    n = int(np.prod(shape)) if shape else 1
+    pos = np.asarray(pos, np.int64).reshape(-1)
+    bpos = _batched_pos(pos, n, bshape)
+    zero = Tensor._make(np.zeros(bshape + tuple(shape), g._data.dtype), -1, False)
+    src_pos = np.arange(bpos.size, dtype=np.int64)
+    return indexing.put_add(zero, g, bpos, src_pos, node="IndexAddBackward0")
+
+
+# -- reductions -----------------------------------------------------------------------
+@defvjp("sum", "sum_dim", "mean", "mean_dim")
+def _sum(row, g):
+    """Broadcast g back over the reduced dims (times 1/count for a mean)."""
+    if not row.wants(0):
+        return (None,)
+    xs = row.shape(row.ins[0])
+    mask = row.iattrs[: len(xs)]
+    keep = tuple(1 if m else n for m, n in zip(mask, xs))
+    gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    scale = float(row.fattrs[0])
+    return (gx * scale if scale != 1.0 else gx,)
+
+
+# -- views ----------------------------------------------------------------------------
+@defvjp("view", "unsafe_view", "unsqueeze", "squeeze", "squeeze_dim", "clone")
+def _flat(row, g):
+    """Same elements in the same order: g reshaped to the input's shape."""
+    return (g.reshape(row.bshape + row.shape(row.ins[0])),)
+
+
+def strided_positions(offset, strides, shape):
+    """Flat input positions of a strided view's elements, in the view's order."""
+    pos = np.full((), offset, np.int64)
+    for n, st in zip(shape, strides):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * st
+    return pos.reshape(-1)
+
+
+@defvjp("slice", "select", "transpose", "permute", "expand", "index_basic", "t",
+        "unsqueeze_index")
+def _strided(row, g):
+    ys = row.shape(row.outs[0])
+    pos = strided_positions(int(row.iattrs[0]), row.iattrs[1 : 1 + len(ys)].tolist(), ys)
+    return (scatter(g, pos, row.shape(row.ins[0]), row.nb),)
+
+
+# -- matrix products ------------------------------------------------------------------
+def _mT(t):
+    return t.transpose(-1, -2)
+
+
+@defvjp("matmul_dot", "matmul_mv", "matmul_mm", "matmul_bmm", "matmul_batched")
+def _matmul(row, g):
+    """ga = g @ b^T, gb = a^T @ g on the operands seen as (batch of) matrices."""
+    sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
+    a = row.value(row.ins[0]) if row.wants(1) else None
+    b = row.value(row.ins[1]) if row.wants(0) else None
+    a2 = sa if len(sa) > 1 else (1,) + sa
+    b2 = sb if len(sb) > 1 else sb + (1,)
+    y2 = a2[:-2] if len(a2) >= len(b2) else b2[:-2]
+    g2 = g.reshape(row.bshape + y2 + (a2[-2], b2[-1]))
+    ga = gb = None
+    if row.wants(0):
+        ga = g2 @ _mT(b.reshape(b2))
+        ga = row.sum_to(ga, row.ins[0]) if len(sa) > 1 else ga.reshape(row.bshape + sa)
+    if row.wants(1):
+        gb = _mT(a.reshape(a2)) @ g2
+        gb = row.sum_to(gb, row.ins[1]) if len(sb) > 1 else gb.reshape(row.bshape + sb)
+    return ga, gb
+
+
+@defvjp("linear", "linear_nobias")
+def _linear(row, g):
+    """y = x @ w^T (+ b): gx = g @ w, gw = g^T @ x, gb = g summed over rows."""
+    m, i_, o = (int(v) for v in row.iattrs[:3])
+    x = row.value(row.ins[0]) if row.wants(1) else None
+    w = row.value(row.ins[1]) if row.wants(0) else None
+    g2 = g.reshape(row.bshape + (m, o))
+    gx = gw = gb = None
+    if row.wants(0):
+        gx = (g2 @ w).reshape(row.bshape + row.shape(row.ins[0]))
+    if row.wants(1):
+        gw = _mT(g2) @ x.reshape(m, i_)
+    if len(row.ins) > 2 and row.wants(2):
+        gb = g2.sum(dim=row.nb).reshape(row.bshape + row.shape(row.ins[2]))
+    return (gx, gw) if len(row.ins) == 2 else (gx, gw, gb)
+
+
+@defvjp("to")
+def _to(row, g):
+    return (g.to(row.dtype(row.ins[0])),)

@@ -1,0 +1,180 @@
+"""The differentiable sweep: the backward pass as recorded (or batched) nbgrad ops.
+
+`backward`/`grad` normally run the compiled sweep (fused VJP kernels, nothing recorded).
+With `create_graph=True` or `is_grads_batched=True` they come here instead: the same rows,
+walked newest first in Python, each row's gradient computed by its differentiable VJP
+(`derivatives/`). Every such VJP is a handful of whole-tensor ops, so a batch of
+cotangents (a leading dim) goes through the graph in ONE sweep, each VJP vectorised over
+the batch; with `create_graph` the ops are recorded, so the result can be differentiated
+again (double backward, Hessians).
+"""
+
+import numpy as np
+
+from ..ops.registry import OPS
+from ..tape import (
+    R_CODE,
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    R_SAVED,
+    S_PROD,
+    S_RG,
+    SAVES_FREED,
+    SAVES_LIVE,
+    TAPE,
+)
+from ..tensor import Tensor
+from .derivatives import DVJP, Row, _load, sum_to
+from .grad_mode import set_grad_enabled
+
+_loaded = []
+
+
+def _ensure_loaded():
+    if not _loaded:
+        _load()
+        _loaded.append(True)
+
+
+def _ins(k):
+    T = TAPE
+    p, no, ni = int(T.R[k, R_IPOS]), int(T.R[k, R_NOUT]), int(T.R[k, R_NIN])
+    return T.I[p : p + no].tolist(), T.I[p + no : p + no + ni].tolist()
+
+
+def needed_rows(roots, wanted=None):
+    """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
+    S = TAPE.S
+    rows, seen, stack = set(), set(), list(roots)
+    while stack:
+        s = stack.pop()
+        if s in seen:
+            continue
+        seen.add(s)
+        k = int(S[s, S_PROD])
+        if k < 0 or k in rows:
+            continue
+        rows.add(k)
+        stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
+    if wanted is not None:
+        useful = set()
+        for k in sorted(rows):
+            if any(s in wanted or int(S[s, S_PROD]) in useful for s in _ins(k)[1]):
+                useful.add(k)
+        rows = useful
+    return sorted(rows, reverse=True)
+
+
+def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
+    """Backward from `outputs` seeded with `seeds` (Tensors: `nb` batch dims + shape).
+
+    Returns {slot: gradient Tensor} for every slot reached (leaves and non-leaves)."""
+    _ensure_loaded()
+    T = TAPE
+    roots = [o._slot for o in outputs]
+    rows = needed_rows(roots, wanted)
+    for k in rows:
+        if T.R[k, R_SAVED] == SAVES_FREED:
+            from .engine import SECOND_BACKWARD
+
+            raise RuntimeError(SECOND_BACKWARD)
+    bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
+    grads = {}
+    for s, g in zip(roots, seeds):
+        grads[s] = g if s not in grads else grads[s] + g
+    with set_grad_enabled(create_graph):
+        for k in rows:
+            outs, ins = _ins(k)
+            gouts = [grads.get(s) for s in outs]
+            if all(g is None for g in gouts):
+                continue
+            name = OPS[int(T.R[k, R_CODE])].name
+            if name == "custom":
+                gins = _custom(k, outs, ins, gouts, nb, bshape, create_graph)
+            else:
+                gins = DVJP[name](Row(k, name, nb, bshape), *gouts)
+            for s, g in zip(ins, gins):
+                if g is None or not T.S[s, S_RG]:
+                    continue
+                grads[s] = g if s not in grads else grads[s] + g
+    if not retain_graph:
+        for k in rows:
+            if T.R[k, R_SAVED] == SAVES_LIVE:
+                T.R[k, R_SAVED] = SAVES_FREED
+                sv = T.saved[k]
+                if OPS[int(T.R[k, R_CODE])].name == "custom":
+                    sv.release()
+                else:
+                    T.saved[k] = None
+    return grads
+
+
+def _custom(k, outs, ins, gouts, nb, bshape, create_graph):
+    """A custom Function's Python backward; a batch of cotangents runs it per element."""
+    from .engine import SECOND_BACKWARD, _check_custom
+
+    T = TAPE
+    ctx = T.saved[k]
+    if ctx.freed:
+        raise RuntimeError(SECOND_BACKWARD)
+    row = Row(k, "custom", nb, bshape)
+    filled = [
+        g if g is not None else (row.zeros(s) if ctx.materialize_grads else None)
+        for s, g in zip(outs, gouts)
+    ]
+    if nb == 0:
+        return _custom_one(ctx, row, filled, ins, create_graph, _check_custom)
+    from ..ops.joins import stack
+
+    per = [
+        _custom_one(
+            ctx,
+            row,
+            [g[b] if g is not None else None for g in filled],
+            ins,
+            create_graph,
+            _check_custom,
+        )
+        for b in range(bshape[0])
+    ]
+    out = []
+    for j, s in enumerate(ins):
+        col = [p[j] for p in per]
+        if all(c is None for c in col):
+            out.append(None)
+            continue
+        zero = np.zeros(row.shape(s), row.dtype(s))
+        out.append(stack([c if c is not None else Tensor._make(zero, -1, False) for c in col]))
+    return out
+
+
+def _custom_one(ctx, row, grads, ins, create_graph, check):
+    with set_grad_enabled(create_graph):
+        res = ctx.fn_cls.backward(ctx, *grads)
+    res = res if isinstance(res, tuple) else (res,)
+    check(ctx, res)
+    out = []
+    for j, pos in enumerate(ctx.tensor_positions):
+        g = res[pos]
+        if g is None:
+            out.append(None)
+            continue
+        shape = row.shape(ins[j])
+        if tuple(g.shape) != shape:
+            from .engine import _sum_to
+
+            _sum_to(np.empty(g.shape, np.int8), shape, ctx.node_name, pos)  # the shape check
+            g = sum_to(g, shape, 0)
+        out.append(g.to(row.dtype(ins[j])))
+    return out
+
+
+def as_seed(g, out, nb):
+    """A cotangent as a Tensor of out's dtype (with `nb` batch dims)."""
+    if g.dtype != out.dtype:
+        g = g.to(out.dtype)
+    return g
+
+
+__all__ = ["needed_rows", "run"]
