@@ -944,3 +944,17 @@ def test_assign_grad_checks():
     x.grad = torch.ones(2)
     (x * 2).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_linear_used_twice_accumulates_into_its_leaves():
+    """Two linear rows on the same x, w, b: each leaf's gradient is the sum of both rows'
+    contributions (closed form: y = 2(xW^T + b), dL/dx = 2 * 1 W, dL/dW = 2 * 1^T x)."""
+    rng = np.random.default_rng(0)
+    X, W, B = rng.standard_normal((3, 4)), rng.standard_normal((2, 4)), rng.standard_normal(2)
+    x, w, b = (torch.tensor(a, requires_grad=True) for a in (X, W, B))
+    F = torch.nn.functional
+    (F.linear(x, w, b) + F.linear(x, w)).sum().backward()
+    ones = np.ones((3, 2))
+    np.testing.assert_allclose(x.grad.numpy(), 2 * ones @ W)
+    np.testing.assert_allclose(w.grad.numpy(), 2 * ones.T @ X)
+    np.testing.assert_allclose(b.grad.numpy(), [3.0, 3.0])

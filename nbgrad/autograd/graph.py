@@ -144,7 +144,7 @@ def _custom(k, outs, ins, gouts, nb, bshape, create_graph):
         if all(c is None for c in col):
             out.append(None)
             continue
-        zero = np.zeros(row.shape(s), row.dtype(s))
+        zero = np.zeros(row.shape(s), row.dtype(s).np)
         out.append(stack([c if c is not None else Tensor._make(zero, -1, False) for c in col]))
     return out
 

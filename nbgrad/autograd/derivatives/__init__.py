@@ -18,6 +18,7 @@ theirs from the same scalar rule strings as their kernels (`derivatives/elementw
 
 import numpy as np
 
+from ... import _dtype
 from ...tape import (
     R_FLEN,
     R_FPOS,
@@ -77,7 +78,8 @@ class Row:
         return int(TAPE.S[s, S_NUMEL])
 
     def dtype(self, s):
-        return np.float32 if TAPE.S[s, S_DT] == 0 else np.float64
+        """Slot s's nbgrad dtype (float32 or float64)."""
+        return _dtype.float32 if TAPE.S[s, S_DT] == 0 else _dtype.float64
 
     def wants(self, j):
         """Whether input j takes a gradient at all."""
@@ -112,7 +114,7 @@ class Row:
         return sum_to(g, self.shape(s), self.nb)
 
     def zeros(self, s):
-        return Tensor._make(np.zeros(self.bshape + self.shape(s), self.dtype(s)), -1, False)
+        return Tensor._make(np.zeros(self.bshape + self.shape(s), self.dtype(s).np), -1, False)
 
 
 def handle(arr, s):

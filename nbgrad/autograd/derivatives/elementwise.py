@@ -27,17 +27,27 @@ def _lift(name):
 
 
 def _where(c, p, q):
-    if isinstance(c, (bool, np.bool_)):
+    if _is_bool(c):
         return p if c else q
     return F.where(c, p, q)
 
 
+def _is_bool(v):
+    return isinstance(v, (bool, np.bool_))
+
+
 def _and(p, q):
-    return p & q if isinstance(p, Tensor) or isinstance(q, Tensor) else p and q
+    if _is_bool(p) or _is_bool(q):
+        c, other = (p, q) if _is_bool(p) else (q, p)
+        return other if c else False
+    return p & q
 
 
 def _or(p, q):
-    return p | q if isinstance(p, Tensor) or isinstance(q, Tensor) else p or q
+    if _is_bool(p) or _is_bool(q):
+        c, other = (p, q) if _is_bool(p) else (q, p)
+        return True if c else other
+    return p | q
 
 
 def _not(p):

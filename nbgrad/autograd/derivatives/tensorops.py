@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops import indexing
 from ...tensor import Tensor
-from . import defvjp
+from . import defvjp, sum_to
 
 
 # -- gathers and scatters by flat position, over leading batch dims -------------------
@@ -70,8 +70,7 @@ def strided_positions(offset, strides, shape):
     return pos.reshape(-1)
 
 
-@defvjp("slice", "select", "transpose", "permute", "expand", "index_basic", "t",
-        "unsqueeze_index")
+@defvjp("slice", "select", "transpose", "permute", "expand", "index_basic", "t", "unsqueeze_index")
 def _strided(row, g):
     ys = row.shape(row.outs[0])
     pos = strided_positions(int(row.iattrs[0]), row.iattrs[1 : 1 + len(ys)].tolist(), ys)
@@ -95,11 +94,9 @@ def _matmul(row, g):
     g2 = g.reshape(row.bshape + y2 + (a2[-2], b2[-1]))
     ga = gb = None
     if row.wants(0):
-        ga = g2 @ _mT(b.reshape(b2))
-        ga = row.sum_to(ga, row.ins[0]) if len(sa) > 1 else ga.reshape(row.bshape + sa)
+        ga = sum_to(g2 @ _mT(b.reshape(b2)), a2, row.nb).reshape(row.bshape + sa)
     if row.wants(1):
-        gb = _mT(a.reshape(a2)) @ g2
-        gb = row.sum_to(gb, row.ins[1]) if len(sb) > 1 else gb.reshape(row.bshape + sb)
+        gb = sum_to(_mT(a.reshape(a2)) @ g2, b2, row.nb).reshape(row.bshape + sb)
     return ga, gb
 
 
