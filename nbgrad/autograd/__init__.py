@@ -15,14 +15,16 @@ _LAZY = {
     "Function": ".function",
     "FunctionCtx": ".function",
     "once_differentiable": ".function",
+    "gradcheck": ".checks",
+    "gradgradcheck": ".checks",
 }
 
 
 def __getattr__(name):
-    if name == "functional":
+    if name in ("functional", "forward_ad"):
         import importlib
 
-        return importlib.import_module(".functional", __name__)
+        return importlib.import_module("." + name, __name__)
     # engine/function import Tensor, which imports grad_mode from this package: load late
     if name in _LAZY:
         import importlib

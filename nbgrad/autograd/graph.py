@@ -43,6 +43,17 @@ def _ins(k):
     return T.I[p : p + no].tolist(), T.I[p + no : p + no + ni].tolist()
 
 
+def vjp_of(name):
+    """The differentiable VJP of an op, or a clear error for an op that has none."""
+    fn = DVJP.get(name)
+    if fn is None:
+        raise NotImplementedError(
+            f"create_graph=True, is_grads_batched=True and forward AD are not supported yet "
+            f"through the op {name!r}"
+        )
+    return fn
+
+
 def needed_rows(roots, wanted=None):
     """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
     S = TAPE.S
@@ -93,7 +104,7 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if name == "custom":
                 gins = _custom(k, outs, ins, gouts, nb, bshape, create_graph)
             else:
-                gins = DVJP[name](Row(k, name, nb, bshape), *gouts)
+                gins = vjp_of(name)(Row(k, name, nb, bshape), *gouts)
             for s, g in zip(ins, gins):
                 if g is None or not T.S[s, S_RG]:
                     continue

@@ -178,10 +178,14 @@ def jvp(row, tangents):
     kind, rules = RULES[row.name]
     env = _env(row, kind, [e for _, _, e in rules])
     out = None
+    nd = len(row.shape(row.outs[0]))
     for j, fn, _ in rules:
         t = tangents[j]
         if t is None:
             continue
+        shape = row.shape(row.ins[j])
+        if row.nb and len(shape) < nd:  # batch dim first, then align the rest on the right
+            t = t.reshape(row.bshape + (1,) * (nd - len(shape)) + shape)
         v = _full(fn(**env, g=t), t)
         out = v if out is None else out + v
     return out
