@@ -46,6 +46,9 @@ GROUPS = {
     "cross-entropy-4096x1000": ("F.cross_entropy fwd+bwd, (4096, 1000) f32", 1.0),
     "softmax-4096x1000": ("softmax (4096, 1000) f32", 1.0),
     "einsum-bij,bjk": ("einsum bij,bjk->bik fwd+bwd, (32, 128, 64)", 1.0),
+    "jacobian-64": ("functional.jacobian(vectorize=True), x -> tanh(W tanh(W x)) x, R^64", 0.5),
+    "hessian-64": ("functional.hessian(vectorize=True) of a scalar function of R^64", 0.5),
+    "per-sample-grads": ("per-sample grads, 16-32-1 MLP, batch 256 (torch: vmap(grad))", None),
 }
 # nbgrad variants per group; only "nbgrad" vs "torch" is judged against the target.
 VARIANT_NOTES = {
@@ -121,6 +124,8 @@ def rows(data):
                 r_med = ratio(nb, pr, "median") if nb and pr else math.nan
                 if not judged:
                     verdict = "ref"
+                elif target is None:
+                    verdict = "no target"
                 elif math.isnan(r_min):
                     verdict = "not measured"
                 else:
@@ -236,7 +241,8 @@ def markdown(data, rs, source):
     met = [r for r in rs if r["target"] is not None]
     n_met = sum(r["verdict"] == "MET" for r in met)
     desc = "\n".join(
-        f"- **{g}**: {d}; target nbgrad/torch <= {t:g}x" for g, (d, t) in GROUPS.items()
+        f"- **{g}**: {d}; " + (f"target nbgrad/torch <= {t:g}x" if t is not None else "no target")
+        for g, (d, t) in GROUPS.items()
     )
     load = " / ".join(str(x) for x in snap.get("loadavg") or []) or "?"
     thr = ", ".join(f"{k} {n}" for k, n in (snap.get("threads") or {}).items()) or "?"

@@ -17,6 +17,7 @@ The NumPy arrays a row's VJP reads are kept alive by `saved[k]` (an object array
 freeing a graph is one vectorised assignment); the VJP reads them by address.
 """
 
+import contextlib
 import weakref
 
 import numpy as np
@@ -176,6 +177,7 @@ class Tape:
         self.ginit = np.zeros(slots, np.uint8)
         self.mark = np.zeros(slots, np.uint8)
         self.arena = np.empty(0, np.uint8)  # gradient arena reused across backward passes
+        self.pinned = 0  # > 0: row numbers must not move (no compaction; the tape grows)
         self._describe()
 
     def _describe(self):
@@ -223,7 +225,8 @@ class Tape:
         if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
             if self.fpos + nfloat <= self.F.size:
                 return
-        self.collect()
+        if not self.pinned:
+            self.collect()
         while self.n >= self.R.shape[0] // 2:
             self._grow_rows()
         while self.ipos + nint > self.I.size // 2:
@@ -237,6 +240,15 @@ class Tape:
         saved = np.empty(self.R.shape[0], object)
         saved[: self.n] = self.saved[: self.n]
         self.saved = saved
+
+    @contextlib.contextmanager
+    def pin(self):
+        """Keep row numbers stable (no compaction) while Python walks a list of rows."""
+        self.pinned += 1
+        try:
+            yield
+        finally:
+            self.pinned -= 1
 
     def collect(self):
         """Drop rows no live tensor can reach and recycle their slots."""

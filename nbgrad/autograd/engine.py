@@ -133,6 +133,7 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
     dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
     ctx = address(_CTX)
     i = 0
+    T.pinned += 1  # a custom Function's backward may record: rows must not be renumbered
     try:
         while True:
             i = dispatch.sweep(T.R, rows, dispatch.FN, ctx, i, _CUSTOM_CODE)
@@ -163,6 +164,7 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
                     del result[s]
             _retained(result)
     finally:
+        T.pinned -= 1
         freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
         if freed_rows.size:
             _free(freed_rows)

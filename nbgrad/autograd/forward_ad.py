@@ -140,14 +140,15 @@ def _tangent(lv, slot):
             continue
         rows.add(k)
         stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
-    for k in sorted(rows):
-        outs, ins = _ins(k)
-        tin = [lv.tangents.get(s) for s in ins]
-        if all(t is None for t in tin):
-            continue
-        for s, t in zip(outs, _jvp(k, ins, outs, tin, lv.nb)):
-            if t is not None:
-                lv.tangents[s] = t
+    with TAPE.pin():  # JVPs recording rows must not renumber the rows being walked
+        for k in sorted(rows):
+            outs, ins = _ins(k)
+            tin = [lv.tangents.get(s) for s in ins]
+            if all(t is None for t in tin):
+                continue
+            for s, t in zip(outs, _jvp(k, ins, outs, tin, lv.nb)):
+                if t is not None:
+                    lv.tangents[s] = t
     return lv.tangents.get(slot)
 
 

@@ -82,6 +82,11 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
 
     Returns {slot: gradient Tensor} for every slot reached (leaves and non-leaves)."""
     _ensure_loaded()
+    with TAPE.pin():  # VJPs recording rows must not renumber the rows being walked
+        return _run(outputs, seeds, wanted, create_graph, retain_graph, nb)
+
+
+def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
     rows = needed_rows(roots, wanted)
