@@ -362,6 +362,41 @@ def test_gradcheck(case):
     check_jacobian(case)
 
 
+def _public_args(case, seed=0):
+    """float64 leaves, as gradcheck wants (float32 cases are checked by check_jacobian)."""
+    arrays = make_inputs(case, seed, dtype=np.float64)
+    return tuple(nbgrad.tensor(a, requires_grad=True) for a in arrays)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_public_gradcheck(case):
+    """nbgrad.autograd.gradcheck on every case: the compiled VJPs one row at a time and the
+    batched (is_grads_batched) sweep through the differentiable VJPs, against differences."""
+    tol = case.tol or 1e-5
+    assert nbgrad.autograd.gradcheck(
+        lambda *xs: case.fn(nbgrad, *xs),
+        _public_args(case),
+        eps=case.eps or 1e-6,
+        atol=tol,
+        rtol=tol,
+        check_batched_grad=True,
+    )
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_public_gradgradcheck(case):
+    """Second derivatives of every case (create_graph=True) against differences of the
+    first derivative."""
+    tol = max(case.tol or 1e-4, 1e-4)
+    assert nbgrad.autograd.gradgradcheck(
+        lambda *xs: case.fn(nbgrad, *xs),
+        _public_args(case, 1),
+        eps=case.eps or 1e-6,
+        atol=tol,
+        rtol=tol,
+    )
+
+
 @pytest.mark.parametrize(
     "case",
     [BY_NAME[n] for n in ("mul_same", "matmul_2d_2d", "chain")],

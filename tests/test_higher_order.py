@@ -160,3 +160,30 @@ def test_dtype_cast_double_backward():
     np.testing.assert_allclose(g.detach().numpy(), 3 * x32.astype(np.float64) ** 2, rtol=1e-6)
     (h,) = nbgrad.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(h.numpy(), 6 * x32.astype(np.float64), rtol=1e-6)
+
+
+def test_every_op_has_a_differentiable_vjp():
+    """create_graph, batched VJPs and forward mode need a differentiable VJP for each op of
+    the op table (their behaviour is checked per op here and in test_higher_ops_*.py)."""
+    from nbgrad.autograd.graph import _ensure_loaded
+    from nbgrad.ops.registry import OPS
+
+    _ensure_loaded()
+    from nbgrad.autograd.derivatives import DVJP
+
+    missing = [o.name for o in OPS if o.name != "custom" and o.name not in DVJP]
+    assert not missing, missing
+
+
+def test_pure_python_subpackages_hold_no_compiled_code():
+    """Editing nbgrad/autograd, nn or func must not need recompiled kernels (_cache.py
+    leaves them out of the cache key), so they may not define Numba code."""
+    from pathlib import Path
+
+    from nbgrad import _cache
+
+    root = Path(nbgrad.__file__).parent
+    for sub in _cache.PURE_PYTHON:
+        for p in (root / sub).rglob("*.py"):
+            text = p.read_text()
+            assert "numba" not in text and "njit" not in text, p

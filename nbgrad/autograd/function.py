@@ -29,6 +29,7 @@ class FunctionCtx:
         self.materialize_grads = True
         self.freed = False
         self.dirty = ()
+        self.in_graph = False  # set while backward runs with create_graph=True
 
     def save_for_backward(self, *tensors):
         for t in tensors:
@@ -45,6 +46,8 @@ class FunctionCtx:
             from .engine import SECOND_BACKWARD
 
             raise RuntimeError(SECOND_BACKWARD)
+        if self.in_graph:  # backward under create_graph: saved tensors keep their graph
+            return tuple(self.to_save)
         return tuple(t.detach() if isinstance(t, Tensor) else t for t in self.to_save)
 
     def mark_non_differentiable(self, *outputs):

@@ -166,8 +166,12 @@ def _custom(k, outs, ins, gouts, nb, bshape, create_graph):
 
 
 def _custom_one(ctx, row, grads, ins, create_graph, check):
-    with set_grad_enabled(create_graph):
-        res = ctx.fn_cls.backward(ctx, *grads)
+    ctx.in_graph = create_graph
+    try:
+        with set_grad_enabled(create_graph):
+            res = ctx.fn_cls.backward(ctx, *grads)
+    finally:
+        ctx.in_graph = False
     res = res if isinstance(res, tuple) else (res,)
     check(ctx, res)
     out = []
