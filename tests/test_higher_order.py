@@ -187,3 +187,23 @@ def test_pure_python_subpackages_hold_no_compiled_code():
         for p in (root / sub).rglob("*.py"):
             text = p.read_text()
             assert "numba" not in text and "njit" not in text, p
+
+
+def test_backward_create_graph_leaves_a_differentiable_grad():
+    """x.grad from backward(create_graph=True) has a graph: d/dx sum(d/dx sum x^3) = 6x."""
+    x = nbgrad.tensor(X, requires_grad=True)
+    (x**3).sum().backward(create_graph=True)
+    assert x.grad.requires_grad and x.grad.grad_fn is not None
+    np.testing.assert_allclose(x.grad.detach().numpy(), 3 * X**2)
+    g = x.grad
+    x.grad = None
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 6 * X)
+
+
+def test_double_backward_after_freeing_raises_torch_error():
+    x = nbgrad.tensor(X, requires_grad=True)
+    y = nbgrad.sin(x).sum()
+    nbgrad.autograd.grad(y, x)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        nbgrad.autograd.grad(y, x, create_graph=True)
