@@ -18,7 +18,7 @@ _PKG = Path(__file__).resolve().parent
 
 
 # Subpackages of plain Python that no kernel reads (they call ops, never define or feed
-# compiled code): editing them must not recompile every kernel. tests/test_cache.py checks
+# compiled code): editing them must not recompile every kernel. tests/test_higher_order.py checks
 # that they stay free of Numba.
 PURE_PYTHON = ("autograd", "nn", "func")
 
