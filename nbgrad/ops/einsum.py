@@ -349,7 +349,7 @@ def _einsum2(ts, ops, out, size):
         attrs += _letter_strides(out, out_shape, letters)
         attrs += _letter_strides(ops[0], arrays[0].shape, letters)
         attrs += _letter_strides(ops[1], arrays[1].shape, letters) if len(ts) > 1 else [0] * L
-        return emit(_GEN, res, tuple(ts), iattrs=tuple(attrs), saved=tuple(arrays))
+        return emit(_GEN, res, tuple(ts), iattrs=tuple(attrs), saved=(*arrays, eq))
     a, b = arrays
 
     def prod(cs):
@@ -395,4 +395,6 @@ def _einsum2(ts, ops, out, size):
         + bb
         + ident
     )
-    return emit(_BLAS, res, tuple(ts), iattrs=tuple(attrs), saved=(ac, bc))
+    # a, b and the equation too, for the differentiable VJP (autograd/derivatives): it needs
+    # the operands on their slots (ac, bc themselves unless those are permuted copies)
+    return emit(_BLAS, res, tuple(ts), iattrs=tuple(attrs), saved=(ac, bc, a, b, eq))
