@@ -59,7 +59,7 @@ def _vector_norm(row, g):
         return (row.zeros(row.ins[0]),)
     gk = _keep_g(row, g, keep)
     xd = _saved_x(row)
-    sign = np.sign(xd)
+    sign = np.sign(np.nan_to_num(xd))  # 0 for NaN, as the kernel's (x > 0) - (x < 0)
     if math.isinf(p):
         share = _ties(np.abs(xd), row.y()._data.reshape(keep), dims, nan=False)
         return (gk * _const(row, sign * share),)
