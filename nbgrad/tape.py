@@ -162,6 +162,7 @@ class Tape:
 
     def __init__(self, rows=4096, slots=4096):
         self.R = np.zeros((rows, RW), np.int64)
+        self.base_rows = rows
         self.I = np.zeros(rows * 8, np.int64)
         self.F = np.zeros(rows * 2, np.float64)
         self.S = np.zeros((slots, SW), np.int64)
@@ -249,6 +250,20 @@ class Tape:
             yield
         finally:
             self.pinned -= 1
+            if not self.pinned and self.R.shape[0] > self.base_rows:
+                self.collect()  # the tape grew while pinned: give the room back
+                self._shrink()
+
+    def _shrink(self):
+        rows = self.R.shape[0]
+        while rows > self.base_rows and self.n < rows // 4:
+            rows //= 2
+        if rows < self.R.shape[0]:
+            self.R = self.R[:rows].copy()
+            saved = np.empty(rows, object)
+            saved[: self.n] = self.saved[: self.n]
+            self.saved = saved
+            self._describe()
 
     def collect(self):
         """Drop rows no live tensor can reach and recycle their slots."""
