@@ -24,7 +24,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..ops.registry import OPS
-from ..tape import R_CODE, S_PROD, S_RG, TAPE
+from ..tape import R_CODE, TAPE
 from ..tensor import Tensor
 from .grad_mode import enable_grad, no_grad
 
@@ -125,21 +125,9 @@ def unpack_dual(tensor, *, level=None):
 def _tangent(lv, slot):
     if slot in lv.tangents:
         return lv.tangents[slot]
-    from .graph import _ins
+    from .graph import _ins, ancestor_rows
 
-    S = TAPE.S
-    # rows between the duals and `slot`: ancestors of slot, walked oldest first
-    rows, seen, stack = set(), set(), [slot]
-    while stack:
-        s = stack.pop()
-        if s in seen or s in lv.tangents:
-            continue
-        seen.add(s)
-        k = int(S[s, S_PROD])
-        if k < 0 or k in rows:
-            continue
-        rows.add(k)
-        stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
+    rows = ancestor_rows([slot], stop=lv.tangents)  # between the duals and `slot`
     with TAPE.pin():  # JVPs recording rows must not renumber the rows being walked
         for k in sorted(rows):
             outs, ins = _ins(k)

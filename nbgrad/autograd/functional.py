@@ -82,6 +82,16 @@ def _validate_v(v, other, is_other_tuple, fn_name):
             )
 
 
+def _default_v(ins):
+    """v = 1 when the single input has a single element (PyTorch's rule and message)."""
+    if len(ins) != 1 or ins[0].numel() != 1:
+        raise RuntimeError(
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element."
+        )
+    return (Tensor._make(np.ones(ins[0].shape, ins[0]._data.dtype), -1, False),)
+
+
 def _check_outputs_rg(outs, strict, fn_name):
     if strict:
         for i, o in enumerate(outs):
@@ -144,12 +154,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         _, vs = _as_tuple(v, "v", "jvp")
         _validate_v(vs, ins, in_tuple, "jvp")
     else:
-        if len(ins) != 1 or ins[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element."
-            )
-        vs = (Tensor._make(np.ones(ins[0].shape, ins[0]._data.dtype), -1, False),)
+        vs = _default_v(ins)
     out_tuple, outs = _run_fn(func, ins, "jvp")
     _check_outputs_rg(outs, strict, "jvp")
     us = [_zeros_like(o).requires_grad_(True) for o in outs]
@@ -367,12 +372,7 @@ def _hv(func, inputs, v, create_graph, strict, fn_name):
         _, vs = _as_tuple(v, "v", fn_name)
         _validate_v(vs, ins, in_tuple, fn_name)
     else:
-        if len(ins) != 1 or ins[0].numel() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided function is a "
-                "single Tensor with a single element."
-            )
-        vs = (Tensor._make(np.ones(ins[0].shape, ins[0]._data.dtype), -1, False),)
+        vs = _default_v(ins)
     with enable_grad():
         out = func(*ins)
     out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", fn_name)

@@ -54,13 +54,13 @@ def vjp_of(name):
     return fn
 
 
-def needed_rows(roots, wanted=None):
-    """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
+def ancestor_rows(roots, stop=()):
+    """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
     S = TAPE.S
     rows, seen, stack = set(), set(), list(roots)
     while stack:
         s = stack.pop()
-        if s in seen:
+        if s in seen or s in stop:
             continue
         seen.add(s)
         k = int(S[s, S_PROD])
@@ -68,6 +68,13 @@ def needed_rows(roots, wanted=None):
             continue
         rows.add(k)
         stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
+    return rows
+
+
+def needed_rows(roots, wanted=None):
+    """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
+    S = TAPE.S
+    rows = ancestor_rows(roots)
     if wanted is not None:
         useful = set()
         for k in sorted(rows):
