@@ -656,6 +656,9 @@ class Tensor:
     def cpu(self):
         return self
 
+    def cuda(self, device=None, non_blocking=False):
+        return _pw.to(self, "cuda" if device is None else device)
+
     # -- linear algebra ----------------------------------------------------------------
     def matmul(self, other):
         return _linalg.matmul(self, other)
