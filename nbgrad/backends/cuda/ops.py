@@ -543,20 +543,24 @@ for _op in _SM.values():
 _NLL = BY_NAME["nll_loss"]
 
 
-def nll_loss(lp, target):
-    """Mean negative log-likelihood of log-probabilities `lp` (N, C) at `target` (N,)."""
+def nll_loss(lp, target, scale):
+    """sum(-lp[r, target[r]]) * scale for log-probabilities `lp` (N, C), target (N,)."""
     if not (isinstance(target, Tensor) and target.is_cuda):
         raise device_error("cuda:0", target.device)
     if lp._data.ndim != 2 or target._data.shape != lp._data.shape[:1]:
-        raise rt.not_on_cuda("nll_loss/cross_entropy other than (N, C) inputs, (N,) targets")
+        raise rt.not_on_cuda("cross_entropy other than (N, C) inputs with (N,) class targets")
     if target._data.dtype.kind not in "iu":
         raise rt.not_on_cuda("cross_entropy with class-probability targets")
     N, C = lp._data.shape
+    t = target._data.host()  # validated on the host: a kernel must never index out of range
+    bad = t[(t < 0) | (t >= C)]
+    if bad.size:
+        raise IndexError(f"Target {int(bad[0])} is out of bounds.")
     per = rt.empty((N,), lp._data.dtype)
-    launch(_kernels().nll_rows, N, lp._data.flat, target._data.flat, 1.0 / N, C, per.flat)
+    launch(_kernels().nll_rows, N, lp._data.flat, target._data.flat, scale, C, per.flat)
     out = rt.empty((), lp._data.dtype)
     reduce_dims(per.flat, (N,), (0,), out.flat, 0, 1.0)
-    return wrap(out, (lp,), _NLL, iattrs=(C,), fattrs=(1.0 / N,), saved=(target._data,))
+    return wrap(out, (lp,), _NLL, iattrs=(C,), fattrs=(scale,), saved=(target._data,))
 
 
 def _vjp_nll(G, k):
@@ -572,10 +576,23 @@ def _vjp_nll(G, k):
 VJP[_NLL.code] = _vjp_nll
 
 
-def cross_entropy(x, target):
-    return nll_loss(softmax(x, -1, log=True), target)
+def cross_entropy(x, target, weight, ignore_index, red, smoothing):
+    """F.cross_entropy on CUDA: log_softmax then the mean (red 1) or sum (red 2) NLL."""
+    if weight is not None or smoothing or red not in (1, 2):
+        raise rt.not_on_cuda("cross_entropy with weight, label_smoothing or reduction='none'")
+    if not x.is_cuda:
+        raise device_error(x.device, "cuda:0")
+    if target.is_cuda and target._data.dtype.kind in "iu":
+        if bool((target._data.host() == ignore_index).any()):
+            raise rt.not_on_cuda("cross_entropy with ignored targets (ignore_index)")
+    n = x._data.shape[0] if x._data.ndim else 1
+    return nll_loss(softmax(x, -1, log=True), target, 1.0 / n if red == 1 else 1.0)
 
 
-def mse_loss(a, b):
+def mse_loss(a, b, reduction="mean"):
+    if reduction not in ("mean", "sum"):
+        raise rt.not_on_cuda("mse_loss with reduction='none'")
+    if a._data.shape != b._data.shape:
+        raise rt.not_on_cuda("mse_loss of differently shaped input and target")
     d = binary("sub", a, b)
-    return reduce("mean", binary("mul", d, d))
+    return reduce(reduction, binary("mul", d, d))

@@ -146,6 +146,6 @@ def empty(shape, dtype):
 
 
 def from_host(arr):
-    arr = np.ascontiguousarray(arr)
+    arr = np.require(arr, requirements="C")  # (ascontiguousarray makes 0-d arrays 1-d)
     flat = arr.reshape(max(arr.size, 1)) if arr.size else np.zeros(1, arr.dtype)
     return CudaArray(cuda().to_device(flat), arr.shape)

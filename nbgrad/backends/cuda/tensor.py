@@ -124,7 +124,7 @@ class CudaTensor(Tensor):
     def __repr__(self):
         from ..._format import format_tensor
 
-        suffixes = ["device='cuda:0'"]
+        suffixes = []
         if not self._leaf and self._rg:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._rg:
@@ -134,6 +134,7 @@ class CudaTensor(Tensor):
             dtype_name=self.dtype.name,
             default_dtype_name=_dtype.get_default_dtype().name,
             suffixes=suffixes,
+            device="cuda:0",
         )
 
     __str__ = __repr__
