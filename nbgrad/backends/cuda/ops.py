@@ -543,7 +543,7 @@ for _op in _SM.values():
 _NLL = BY_NAME["nll_loss"]
 
 
-def nll_loss(lp, target, scale):
+def nll_loss(lp, target, scale, ignore_index=None):
     """sum(-lp[r, target[r]]) * scale for log-probabilities `lp` (N, C), target (N,)."""
     if not (isinstance(target, Tensor) and target.is_cuda):
         raise device_error("cuda:0", target.device)
@@ -553,6 +553,8 @@ def nll_loss(lp, target, scale):
         raise rt.not_on_cuda("cross_entropy with class-probability targets")
     N, C = lp._data.shape
     t = target._data.host()  # validated on the host: a kernel must never index out of range
+    if ignore_index is not None and bool((t == ignore_index).any()):
+        raise rt.not_on_cuda("cross_entropy with ignored targets (ignore_index)")
     bad = t[(t < 0) | (t >= C)]
     if bad.size:
         raise IndexError(f"Target {int(bad[0])} is out of bounds.")
@@ -582,11 +584,9 @@ def cross_entropy(x, target, weight, ignore_index, red, smoothing):
         raise rt.not_on_cuda("cross_entropy with weight, label_smoothing or reduction='none'")
     if not x.is_cuda:
         raise device_error(x.device, "cuda:0")
-    if target.is_cuda and target._data.dtype.kind in "iu":
-        if bool((target._data.host() == ignore_index).any()):
-            raise rt.not_on_cuda("cross_entropy with ignored targets (ignore_index)")
     n = x._data.shape[0] if x._data.ndim else 1
-    return nll_loss(softmax(x, -1, log=True), target, 1.0 / n if red == 1 else 1.0)
+    lp = softmax(x, -1, log=True)
+    return nll_loss(lp, target, 1.0 / n if red == 1 else 1.0, ignore_index)
 
 
 def mse_loss(a, b, reduction="mean"):

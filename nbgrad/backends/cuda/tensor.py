@@ -52,9 +52,7 @@ class CudaTensor(Tensor):
     def device(self):
         return _dev()
 
-    @property
-    def is_cuda(self):
-        return True
+    is_cuda = True
 
     def cuda(self, device=None, non_blocking=False):
         return self
