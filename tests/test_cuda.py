@@ -246,3 +246,27 @@ def test_unavailable_without_gpu_or_simulator():
     )
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
+def test_module_moves_its_parameters_in_place():
+    nn, F = nb.nn, nb.nn.functional
+    nb.manual_seed(0)
+    cpu = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    nb.manual_seed(0)
+    gpu = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    w = gpu[0].weight
+    assert gpu.cuda() is gpu and gpu[0].weight is w  # same Parameter object, now on the GPU
+    assert w.is_cuda and isinstance(w, nn.Parameter) and w.requires_grad and w.is_leaf
+    assert repr(w).startswith("Parameter containing:\ntensor([[")
+    x, t = RNG.standard_normal((5, 4)), np.array([0, 1, 1, 0, 1])
+    lc = F.cross_entropy(cpu(nb.tensor(x, dtype=nb.float32)), nb.tensor(t))
+    lg = F.cross_entropy(gpu(nb.tensor(x, dtype=nb.float32, device="cuda")), nb.tensor(t).cuda())
+    lc.backward()
+    lg.backward()
+    np.testing.assert_allclose(lg.item(), lc.item(), rtol=1e-5)
+    for pc, pg in zip(cpu.parameters(), gpu.parameters()):
+        assert pg.grad.is_cuda
+        np.testing.assert_allclose(pg.grad.cpu().numpy(), pc.grad.numpy(), rtol=1e-4, atol=1e-6)
+    gpu.cpu()
+    assert type(w) is nn.Parameter and not w.is_cuda and w.grad.device.type == "cpu"
+    np.testing.assert_array_equal(w.detach().numpy(), cpu[0].weight.detach().numpy())

@@ -410,3 +410,55 @@ def check_device(dev):
         if dev.index >= n:
             raise RuntimeError("CUDA error: invalid device ordinal")
         raise NotImplementedError("nbgrad uses one GPU (cuda:0) so far")
+
+
+# -- moving module parameters in place (Module.to / .cuda() / .cpu()) ----------------------
+_CUDA_CLASSES = {}
+
+
+def _cuda_class(cls):
+    """The CUDA twin of a Tensor subclass (nn.Parameter -> CudaParameter), made once: same
+    instance layout, so a parameter can switch device in place and stay the same object."""
+    if issubclass(cls, CudaTensor):
+        return cls
+    if cls is Tensor:
+        return CudaTensor
+    twin = _CUDA_CLASSES.get(cls)
+    if twin is None:
+        ns = {"__slots__": ()}
+        if cls.__name__ == "Parameter":
+            ns["__repr__"] = ns["__str__"] = lambda self: (
+                "Parameter containing:\n" + CudaTensor.__repr__(self)
+            )
+        twin = _CUDA_CLASSES[cls] = type("Cuda" + cls.__name__, (CudaTensor, cls), ns)
+    return twin
+
+
+def _host_class(cls):
+    return next(c for c in cls.__mro__ if not issubclass(c, CudaTensor))
+
+
+def move_(t, to_cuda):
+    """Move a leaf tensor (a parameter or buffer) to or from the GPU in place."""
+    if t.is_cuda == to_cuda:
+        return
+    if not t._leaf:
+        raise RuntimeError("only leaf tensors (parameters, buffers) can change device in place")
+    from ...nn.parameter import _replace_data
+
+    _replace_data(t, rt.from_host(t._data) if to_cuda else t._data.host())
+    t.__class__ = _cuda_class(type(t)) if to_cuda else _host_class(type(t))
+    g = t._grad
+    if g is not None:
+        t._grad = g.cuda() if to_cuda else g.cpu()
+
+
+def move_module(module, dev):
+    to_cuda = dev.type == "cuda"
+    if to_cuda:
+        check_device(dev)
+    for m in module.modules():
+        for reg in (m._parameters, m._buffers):
+            for t in reg.values():
+                if t is not None:
+                    move_(t, to_cuda)
