@@ -4,6 +4,7 @@ semantics and errors. Runs on a GPU when present, else on Numba's CUDA simulator
 thread. The CPU backend is the oracle (itself checked against finite differences and
 PyTorch in the other test files)."""
 
+import operator
 import os
 import subprocess
 import sys
@@ -143,6 +144,31 @@ def test_softmax_family_and_losses():
         F.cross_entropy(nb.tensor(x, device="cuda"), nb.tensor([0, 5, 1, 1], device="cuda"))
 
 
+def test_comparisons_and_argmax():
+    a = RNG.standard_normal((3, 4))
+    b = a.copy()
+    b[0, 1] += 1.0  # equal everywhere but one element
+    dev = lambda v: nb.tensor(v, device="cuda") if isinstance(v, np.ndarray) else v  # noqa: E731
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        for p, q in ((a, b), (a, b[1]), (a, 0.1), (0.1, a)):
+            r = op(dev(p), dev(q))  # a scalar on the left goes through the reflected operator
+            assert r.is_cuda and r.dtype == nb.bool
+            np.testing.assert_array_equal(r.cpu().numpy(), op(p, q))
+    x = RNG.standard_normal((3, 4, 5))
+    x[1, 2, 3] = np.nan
+    gx = nb.tensor(x, device="cuda")
+    for dim in (None, 0, 1, -1):
+        for keep in (False, True):
+            for f in ("argmax", "argmin"):
+                want = getattr(nb.tensor(x), f)(dim, keep).numpy()
+                got = getattr(nb, f)(gx, dim, keep)
+                assert got.is_cuda and got.dtype == nb.int64
+                np.testing.assert_array_equal(got.cpu().numpy(), want)
+    logits, y = nb.tensor(x[0], device="cuda"), nb.tensor([0, 1, 2], device="cuda")
+    acc = (logits.argmax(1) == y).float().mean()
+    assert acc.item() == np.mean(x[0].argmax(1) == np.array([0, 1, 2]))
+
+
 # -- device semantics ------------------------------------------------------------------
 def test_factories_and_moves():
     z = nb.zeros(2, 3, device="cuda")
@@ -214,7 +240,7 @@ def test_ops_without_cuda_kernels_raise_naming_the_op():
         (lambda: x.cumsum(0), "cumsum"),
         (lambda: x[0], "__getitem__"),
         (lambda: nb.cat([x, x]), "cat"),
-        (lambda: x > 0, "compare"),
+        (lambda: x.amax(0), "amax"),
     ]:
         with pytest.raises(NotImplementedError, match=f"'{name}' has no CUDA kernel yet"):
             call()

@@ -231,6 +231,8 @@ _CMP = {
 
 
 def compare(name, a, b):
+    if a.is_cuda or (isinstance(b, Tensor) and b.is_cuda):
+        return _cuda_ops().compare(name, a, b)
     if isinstance(b, Tensor):
         broadcast_shapes(a._data.shape, b._data.shape)
         bd = b._data

@@ -84,8 +84,28 @@ def _binary(name, f, da, db):
     return "".join(out)
 
 
+# comparisons: no gradient, bool results (the CPU computes them with NumPy's ufuncs)
+COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+
+
+def _compare(name, op):
+    return "".join(
+        (
+            _kernel(f"cmp_{name}", "a, b, o", f"        o[i] = a[i] {op} b[i]\n"),
+            _kernel(
+                f"cmp_{name}_bc",
+                "a, b, o, shp, sa, sb",
+                f"        oa, ob = bc_offsets(i, shp, sa, sb)\n        o[i] = a[oa] {op} b[ob]\n",
+            ),
+            _kernel(f"cmp_{name}_ts", "a, c, o", f"        o[i] = a[i] {op} c\n"),
+        )
+    )
+
+
 def elementwise_source():
     parts = [_HEADER]
+    for name, op in COMPARE.items():
+        parts.append(_compare(name, op))
     for name, (_, f, vjp) in ew.UNARY.items():
         parts.append(_unary(name, f, vjp))
     for name, (_, f, da, db) in ew.BINARY.items():

@@ -262,9 +262,28 @@ def build():
                 gx[i] = v
             i += cuda.gridsize(1)
 
+    @cuda.jit
+    def arg_best(src, dst, inner, n, largest):
+        """dst[j] = index along a length-n dim (stride `inner`) of the max (min) of src;
+        the first one on ties, NaN counting as the largest, as torch.argmax/argmin."""
+        j = cuda.grid(1)
+        while j < dst.size:
+            base = (j // inner) * n * inner + j % inner
+            bi = 0
+            bv = src[base]
+            for r in range(1, n):
+                v = src[base + r * inner]
+                if bv != bv:
+                    break
+                if v != v or (v > bv if largest else v < bv):
+                    bv = v
+                    bi = r
+            dst[j] = bi
+            j += cuda.gridsize(1)
+
     k = _Kernels()
     for name in (
-        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp"
+        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best"
     ).split():
         setattr(k, name, locals()[name])
     K = k

@@ -596,3 +596,49 @@ def mse_loss(a, b, reduction="mean"):
         raise rt.not_on_cuda("mse_loss of differently shaped input and target")
     d = binary("sub", a, b)
     return reduce(reduction, binary("mul", d, d))
+
+
+# -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
+def compare(name, a, b):
+    a_cuda = isinstance(a, Tensor) and a.is_cuda
+    devs = (lambda x: ("cuda:0", x.device)) if a_cuda else (lambda x: (x.device, "cuda:0"))
+    a, b = _operand(a, devs), _operand(b, devs)
+    if not isinstance(a, Tensor):  # scalar op tensor: flip the comparison
+        a, b, name = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(name, name)
+    K = _ew_kernels()
+    da = a._data
+    if not isinstance(b, Tensor):
+        out = rt.empty(da.shape, np.bool_)
+        launch(getattr(K, f"cmp_{name}_ts"), out.size, da.flat, da.dtype.type(b), out.flat)
+    else:
+        db = b._data
+        if da.dtype != db.dtype:
+            dt = _dtype.promote_types(a.dtype, b.dtype)
+            a, b = cast(a, dt), cast(b, dt)
+            da, db = a._data, b._data
+        shape = broadcast_shapes(da.shape, db.shape)
+        out = rt.empty(shape, np.bool_)
+        if da.shape == db.shape:
+            launch(getattr(K, f"cmp_{name}"), out.size, da.flat, db.flat, out.flat)
+        else:
+            bc = dev_ints(shape, _strides(da.shape, shape), _strides(db.shape, shape))
+            launch(getattr(K, f"cmp_{name}_bc"), out.size, da.flat, db.flat, out.flat, *bc)
+    return _tensor_cls()._make(out, -1, False)
+
+
+def arg_best(x, dim, keepdim, largest):
+    d = x._data
+    if dim is None:  # over all elements; keepdim keeps every dim as size 1
+        r = arg_best(view(x.detach(), (d.size,)), 0, False, largest)
+        return view(r, (1,) * d.ndim) if keepdim else r
+    if d.size == 0:
+        raise rt.not_on_cuda("argmax/argmin of an empty tensor")
+    nd = d.ndim
+    dim = _wrap_dim(dim, nd) if nd else 0
+    shape = d.shape if nd else (1,)
+    n = shape[dim]
+    inner = math.prod(shape[dim + 1 :])
+    out_shape = tuple(1 if i == dim else s for i, s in enumerate(shape) if keepdim or i != dim)
+    out = rt.empty(out_shape if nd else (), np.int64)
+    launch(_kernels().arg_best, out.size, d.flat, out.flat, inner, n, largest)
+    return _tensor_cls()._make(out, -1, False)

@@ -339,6 +339,12 @@ class CudaTensor(Tensor):
     def __rmatmul__(self, other):
         return ops.matmul(other, self)
 
+    def argmax(self, dim=None, keepdim=False):
+        return ops.arg_best(self, dim, keepdim, True)
+
+    def argmin(self, dim=None, keepdim=False):
+        return ops.arg_best(self, dim, keepdim, False)
+
     def softmax(self, dim, dtype=None):
         return ops.softmax(self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype)), dim)
 
