@@ -65,5 +65,5 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
-from . import func, nn, optim  # noqa: E402
+from . import cuda, func, nn, optim  # noqa: E402
 from .serialization import load, save  # noqa: E402

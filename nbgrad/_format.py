@@ -250,6 +250,7 @@ def format_tensor(
     dtype_name: str,
     default_dtype_name: str = "float32",
     suffixes: Sequence[str] = (),
+    device: str | None = None,
 ) -> str:
     """``repr`` of a tensor holding ``data``, written exactly as PyTorch writes it.
 
@@ -262,7 +263,7 @@ def format_tensor(
     if a.dtype.kind == "c":
         raise NotImplementedError("complex tensors are not supported")
     indent = len(_PREFIX)
-    extras: list[str] = []
+    extras: list[str] = [f"device='{device}'"] if device else []  # first, as PyTorch
     shape_str = "size=" + str(tuple(int(s) for s in a.shape))
     dtype_str = "dtype=nbgrad." + dtype_name
 

@@ -23,17 +23,25 @@ def seed():
 
 
 def _check_device(device):
+    """True for a CUDA device (validated), False for the CPU or None."""
     if device is None:
-        return
+        return False
     from .device import device as Device
 
     d = Device(device) if not isinstance(device, Device) else device
-    if d.type != "cpu":
-        raise RuntimeError(f"nbgrad was not built with support for device '{d}'")
+    if d.type == "cuda":
+        from .backends.cuda.tensor import check_device
+
+        check_device(d)
+        return True
+    return False
 
 
 def _finish(arr, requires_grad, device=None):
-    _check_device(device)
+    if _check_device(device):  # built on the host, then copied (one transfer)
+        from .backends.cuda.tensor import from_host
+
+        return from_host(contig(arr), requires_grad)
     arr = contig(arr)
     t = Tensor._make(arr, -1, False)
     if requires_grad:
@@ -165,32 +173,48 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(np.full(_shape((size,)), fill_value, _dt(dtype)), requires_grad, device)
 
 
+def _like_device(t, device):
+    return t.device if device is None else device
+
+
 def _like(t, dtype):
     return (_dtype.as_dtype(dtype) or t.dtype).np
 
 
 def zeros_like(t, dtype=None, device=None, requires_grad=False):
-    return _finish(np.zeros(t._data.shape, _like(t, dtype)), requires_grad, device)
+    return _finish(np.zeros(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
 def ones_like(t, dtype=None, device=None, requires_grad=False):
-    return _finish(np.ones(t._data.shape, _like(t, dtype)), requires_grad, device)
+    return _finish(np.ones(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
 def empty_like(t, dtype=None, device=None, requires_grad=False):
-    return _finish(np.empty(t._data.shape, _like(t, dtype)), requires_grad, device)
+    return _finish(np.empty(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
 def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
-    return _finish(np.full(t._data.shape, fill_value, _like(t, dtype)), requires_grad, device)
+    return _finish(
+        np.full(t._data.shape, fill_value, _like(t, dtype)), requires_grad, _like_device(t, device)
+    )
 
 
 def rand_like(t, dtype=None, device=None, requires_grad=False):
-    return rand(*t._data.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return rand(
+        *t._data.shape,
+        dtype=dtype or t.dtype,
+        device=_like_device(t, device),
+        requires_grad=requires_grad,
+    )
 
 
 def randn_like(t, dtype=None, device=None, requires_grad=False):
-    return randn(*t._data.shape, dtype=dtype or t.dtype, requires_grad=requires_grad)
+    return randn(
+        *t._data.shape,
+        dtype=dtype or t.dtype,
+        device=_like_device(t, device),
+        requires_grad=requires_grad,
+    )
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -199,6 +199,10 @@ class Tape:
 
     def leaf_slot(self, t):
         """Give a leaf tensor a slot the first time an op records it as an input."""
+        if type(t._data) is not np.ndarray:  # a CUDA tensor: its address is on the device
+            from .backends.cuda.record import leaf_slot
+
+            return leaf_slot(t)
         s = self.new_slot()
         _set_slot(self.S, s, t._data, t.dtype.code, 1 if t.requires_grad else 0, -1)
         t._slot = s

@@ -113,9 +113,7 @@ class Tensor:
 
         return CPU
 
-    @property
-    def is_cuda(self):
-        return False
+    is_cuda = False  # a class attribute (CudaTensor overrides it): cheaper than a property
 
     def is_floating_point(self):
         return self._data.dtype.kind == "f"
@@ -655,6 +653,9 @@ class Tensor:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None, non_blocking=False):
+        return _pw.to(self, "cuda" if device is None else device)
 
     # -- linear algebra ----------------------------------------------------------------
     def matmul(self, other):

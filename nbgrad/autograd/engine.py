@@ -12,6 +12,8 @@ from nbgrad._array import contig
 from ..backends.cpu import dispatch
 from ..backends.cpu.engine import accumulate, finish, plan, read
 from ..backends.cpu.memory import address
+from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
+from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
 from ..tensor import Tensor
@@ -73,6 +75,9 @@ def _seeds(outputs, grad_outputs):
                 f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                 f"and output[{i}] has a shape of {Size(out._data.shape)}."
             )
+        if g.is_cuda or out.is_cuda:  # the CUDA sweep copies it to the output's device
+            seeds.append(g._data if g.is_cuda else g._data.astype(out._data.dtype))
+            continue
         seeds.append(contig(g._data, dtype=out._data.dtype).reshape(-1))
     return seeds
 
@@ -101,6 +106,11 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
     if freed >= 0:
         T.gaddr[used] = 0
         raise RuntimeError(SECOND_BACKWARD)
+    if _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any():  # a graph with CUDA rows
+        from ..backends.cuda import sweep
+
+        wt = wanted_tensors if restrict else None
+        return sweep.run(outputs, roots, seeds, retain_graph, wt, rows, arena, used, leaves)
     result = {}
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
@@ -375,7 +385,19 @@ def _backward_graph(outputs, grads, retain, ins):
             t._grad = g if t._grad is None else t._grad + g
 
 
+def _as_tensor(buf):
+    if type(buf) is np.ndarray:
+        return Tensor._make(buf, -1, False)
+    from ..backends.cuda.sweep import as_tensor
+
+    return as_tensor(buf)
+
+
 def _accumulate_grad(t, buf):
+    if type(buf) is not np.ndarray:
+        from ..backends.cuda.sweep import accumulate_grad
+
+        return accumulate_grad(t, buf)
     if t._grad is None:
         t._grad = Tensor._make(buf, -1, False)
     else:
@@ -445,7 +467,7 @@ def grad(
             zero = np.zeros(bshape + t._data.shape, t._data.dtype)
             out.append(Tensor._make(zero, -1, False) if materialize_grads else None)
         else:
-            out.append(Tensor._make(buf, -1, False))
+            out.append(_as_tensor(buf))
     return tuple(out)
 
 

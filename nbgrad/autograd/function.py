@@ -102,6 +102,8 @@ class Function:
         ctx.fn_cls = cls
         ctx.node_name = cls.__name__ + "Backward"
         tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if any(a.is_cuda for _, a in tensors):
+            raise NotImplementedError("custom autograd.Function with CUDA tensors is not supported")
         record = needs_record([a for _, a in tensors])
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg and record for a in args)
         with no_grad():

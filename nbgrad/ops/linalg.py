@@ -72,6 +72,10 @@ def _check(a, b, name):
 
 
 def matmul(a, b):
+    if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
+        from ..backends.cuda.ops import matmul as cuda_matmul
+
+        return cuda_matmul(a, b)
     _check(a, b, "matmul")
     da, db = a._data, b._data
     na, nb = da.ndim, db.ndim
@@ -119,6 +123,10 @@ def matmul(a, b):
 
 
 def mm(a, b):
+    if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
+        from ..backends.cuda.ops import matmul as cuda_matmul
+
+        return cuda_matmul(a, b)
     _check(a, b, "mm")
     if a._data.ndim != 2 or b._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -126,6 +134,10 @@ def mm(a, b):
 
 
 def bmm(a, b):
+    if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
+        from ..backends.cuda.ops import matmul as cuda_matmul
+
+        return cuda_matmul(a, b)
     _check(a, b, "bmm")
     da, db = a._data, b._data
     if da.ndim != 3 or db.ndim != 3:

@@ -457,6 +457,10 @@ def cross_entropy(
     eps = float(label_smoothing)
     if not 0.0 <= eps <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
+    if x.is_cuda or target.is_cuda:
+        from ..backends.cuda.ops import cross_entropy as cuda_cross_entropy
+
+        return cuda_cross_entropy(x, target, weight, ignore_index, red, eps)
     N, C, inner, out_shape = _class_layout(x, target, "cross_entropy")
     w, has_w = _check_weight(weight, C, x)
     xd = x._data

@@ -66,6 +66,8 @@ def is_scalar(x):
 def unary(name, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.is_cuda:
+        return _cuda_ops().unary(name, x)
     data = x._data
     if data.dtype.kind != "f":
         # integer input: computed in the default float dtype, as torch does for exp/sin/...
@@ -137,8 +139,16 @@ def _numpy_fallback(name, a, b, dt):
     return Tensor._make(contig(np.asarray(r, dtype=dt.np)), -1, False)
 
 
+def _cuda_ops():
+    from ..backends.cuda import ops
+
+    return ops
+
+
 def binary(name, a, b):
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if (ta and a.is_cuda) or (tb and b.is_cuda):
+        return _cuda_ops().binary(name, a, b)
     if ta and tb:
         return _tensor_tensor(name, a, b)
     if ta and is_scalar(b):
@@ -221,6 +231,8 @@ _CMP = {
 
 
 def compare(name, a, b):
+    if a.is_cuda or (isinstance(b, Tensor) and b.is_cuda):
+        return _cuda_ops().compare(name, a, b)
     if isinstance(b, Tensor):
         broadcast_shapes(a._data.shape, b._data.shape)
         bd = b._data
@@ -281,8 +293,11 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
 
     dev, dt = parse_to_args(args, dtype, device)
     dt = _dtype.as_dtype(dt)
-    if dev is not None and dev.type != "cpu":
-        raise RuntimeError(f"nbgrad was not built with support for device '{dev}'")
+    if dev is not None and dev.type == "cuda":
+        from ..backends.cuda.tensor import check_device
+
+        check_device(dev)
+        return _cuda_ops().to_cuda(t, dt)
     if dt is None or dt is t.dtype:
         return t.clone() if copy else t
     return cast(t, dt)

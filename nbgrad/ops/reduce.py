@@ -158,10 +158,14 @@ def _reduce(x, dim, keepdim, dtype, mean):
 
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+    if getattr(x, "is_cuda", False):
+        return x.sum(dim, keepdim, dtype=dtype)
     return _reduce(x, dim, keepdim, dtype, False)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
+    if getattr(x, "is_cuda", False):
+        return x.mean(dim, keepdim, dtype=dtype)
     return _reduce(x, dim, keepdim, dtype, True)
 
 

@@ -221,10 +221,14 @@ def _arg(is_max, input, dim=None, keepdim=False):  # noqa: A002
 
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
+    if getattr(input, "is_cuda", False):
+        return input.argmax(dim, keepdim)
     return _arg(True, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
+    if getattr(input, "is_cuda", False):
+        return input.argmin(dim, keepdim)
     return _arg(False, input, dim, keepdim)
 
 

@@ -215,6 +215,10 @@ def _softmax(x, dim, dtype, log, name):
         raise RuntimeError(
             f"\"{name}_lastdim_kernel_impl\" not implemented for '{_scalar_name(x.dtype)}'"
         )
+    if x.is_cuda:
+        from ..backends.cuda.ops import softmax as cuda_softmax
+
+        return cuda_softmax(x, dim, log)
     d = _wrap_dim(dim, data.ndim)
     outer, n, inner = layout(data.shape, d)
     out = np.empty_like(data)

@@ -20,7 +20,11 @@ from ...ops import registry
 from ...tape import RW, SW
 from .memory import _voidptr
 
-FN = np.zeros((256, 2), np.int64)
+FN = np.zeros((256, 4), np.int64)
+# columns 2, 3: CUDA rows (float32, float64). Marked present so the planner never asks to
+# compile a CPU VJP for them; the CPU sweep never runs them (autograd/engine.py sends graphs
+# with CUDA rows to backends/cuda/sweep.py, which runs only CPU rows through `sweep`).
+FN[:, 2:] = 1
 _KEEP = {}  # compiled cfuncs must stay alive
 CTX_LEN = 12
 

@@ -306,8 +306,10 @@ class Module:
         from ...device import parse_to_args
 
         dev, dt = parse_to_args(args, kwargs.get("dtype"), kwargs.get("device"))
-        if dev is not None and getattr(dev, "type", dev) != "cpu":
-            raise RuntimeError(f"nbgrad was not built with support for device '{dev}'")
+        if dev is not None and (dev.type == "cuda" or self._on_cuda()):
+            from ...backends.cuda.tensor import move_module
+
+            move_module(self, dev)
         dt = _dtype.as_dtype(dt)
         if dt is None:
             return self
@@ -326,8 +328,14 @@ class Module:
     def type(self, dst_type):
         return self._apply_dtype(_dtype.as_dtype(dst_type), floating_only=False)
 
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else device)
+
     def cpu(self):
-        return self
+        return self.to("cpu") if self._on_cuda() else self
+
+    def _on_cuda(self):
+        return any(p.is_cuda for p in self.parameters()) or any(b.is_cuda for b in self.buffers())
 
     # -- state dict ----------------------------------------------------------------------
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):

@@ -1,0 +1,290 @@
+"""Hand-written CUDA kernels: copies, reductions (shared memory), tiled matmul, softmax.
+
+Built once, on first use, by `build()`: shared-memory sizes must be compile-time
+constants, and the simulator uses smaller blocks than a GPU (`runtime.configure`).
+Every kernel is a grid-stride loop or one block per output row, so any size runs with
+the capped grid. Accumulation is in float64 for both float dtypes.
+"""
+
+import math
+
+import numpy as np
+from numba import cuda
+
+from .runtime import configure
+
+K = None
+
+
+@cuda.jit(device=True)
+def bc_offsets(i, shp, sa, sb):
+    """Offsets into two operands broadcast to `shp`, for flat output index i."""
+    oa = 0
+    ob = 0
+    r = i
+    for d in range(shp.size - 1, -1, -1):
+        q = r % shp[d]
+        r //= shp[d]
+        oa += q * sa[d]
+        ob += q * sb[d]
+    return oa, ob
+
+
+@cuda.jit(device=True)
+def offset(i, shp, st):
+    o = 0
+    r = i
+    for d in range(shp.size - 1, -1, -1):
+        q = r % shp[d]
+        r //= shp[d]
+        o += q * st[d]
+    return o
+
+
+class _Kernels:
+    pass
+
+
+def build():
+    global K
+    if K is not None:
+        return K
+    L = configure()
+    TPB, T = L.tpb, L.tile
+    f64 = np.float64
+
+    @cuda.jit
+    def fill(o, v):
+        i = cuda.grid(1)
+        while i < o.size:
+            o[i] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def store(dst, src, acc):
+        """dst (+)= src, flat (casts between float dtypes)."""
+        i = cuda.grid(1)
+        while i < dst.size:
+            if acc:
+                dst[i] += src[i]
+            else:
+                dst[i] = src[i]
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def gather(src, dst, shp, st, acc, scale):
+        """dst[i] (+)= scale * src[offset(i)]: transpose, permute, expand, sum/mean VJP."""
+        i = cuda.grid(1)
+        while i < dst.size:
+            v = src[offset(i, shp, st)] * scale
+            if acc:
+                dst[i] += v
+            else:
+                dst[i] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit(device=True)
+    def block_sum(sm, v):
+        """Tree reduction of one value per thread in shared memory; all threads get it."""
+        t = cuda.threadIdx.x
+        sm[t] = v
+        cuda.syncthreads()
+        s = TPB // 2
+        while s > 0:
+            if t < s:
+                sm[t] += sm[t + s]
+            cuda.syncthreads()
+            s //= 2
+        r = sm[0]
+        cuda.syncthreads()
+        return r
+
+    @cuda.jit(device=True)
+    def block_max(sm, v):
+        t = cuda.threadIdx.x
+        sm[t] = v
+        cuda.syncthreads()
+        s = TPB // 2
+        while s > 0:
+            if t < s and sm[t + s] > sm[t]:
+                sm[t] = sm[t + s]
+            cuda.syncthreads()
+            s //= 2
+        r = sm[0]
+        cuda.syncthreads()
+        return r
+
+    @cuda.jit
+    def sum_all(src, dst, acc, scale):
+        """Block b writes the scaled sum of its grid-stride share of src to dst[b]."""
+        sm = cuda.shared.array(TPB, f64)
+        i = cuda.grid(1)
+        v = 0.0
+        while i < src.size:
+            v += src[i]
+            i += cuda.gridsize(1)
+        r = block_sum(sm, v) * scale
+        if cuda.threadIdx.x == 0:
+            b = cuda.blockIdx.x
+            if acc:
+                dst[b] += r
+            else:
+                dst[b] = r
+
+    @cuda.jit
+    def sum_dims(src, dst, kshp, kst, rshp, rst, nr, acc, scale):
+        """dst[j] (+)= scale * sum over the reduced dims of src: one block per output."""
+        sm = cuda.shared.array(TPB, f64)
+        j = cuda.blockIdx.x
+        while j < dst.size:
+            base = offset(j, kshp, kst)
+            v = 0.0
+            r = cuda.threadIdx.x
+            while r < nr:
+                v += src[base + offset(r, rshp, rst)]
+                r += TPB
+            s = block_sum(sm, v) * scale
+            if cuda.threadIdx.x == 0:
+                if acc:
+                    dst[j] += s
+                else:
+                    dst[j] = s
+            j += cuda.gridDim.x
+
+    @cuda.jit
+    def bmm(A, B, C, M, Kd, N, ta, tb, sa, sb, acc):
+        """C[b] (+)= op(A[b]) @ op(B[b]) with shared-memory tiles; op = transpose if ta/tb.
+        sa/sb: batch strides of A/B (0 broadcasts one matrix over the batch)."""
+        tA = cuda.shared.array((T, T), f64)
+        tB = cuda.shared.array((T, T), f64)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        n = cuda.blockIdx.x * T + tx
+        m = cuda.blockIdx.y * T + ty
+        b = cuda.blockIdx.z
+        ao = b * sa
+        bo = b * sb
+        s = 0.0
+        for k0 in range(0, Kd, T):
+            ka = k0 + tx
+            if m < M and ka < Kd:
+                tA[ty, tx] = A[ao + (ka * M + m if ta else m * Kd + ka)]
+            else:
+                tA[ty, tx] = 0.0
+            kb = k0 + ty
+            if n < N and kb < Kd:
+                tB[ty, tx] = B[bo + (n * Kd + kb if tb else kb * N + n)]
+            else:
+                tB[ty, tx] = 0.0
+            cuda.syncthreads()
+            for j in range(T):
+                s += tA[ty, j] * tB[j, tx]
+            cuda.syncthreads()
+        if m < M and n < N:
+            c = b * M * N + m * N + n
+            if acc:
+                C[c] += s
+            else:
+                C[c] = s
+
+    @cuda.jit
+    def softmax_rows(x, y, C, log):
+        """Softmax (or log-softmax) of each length-C row: one block per row."""
+        sm = cuda.shared.array(TPB, f64)
+        row = cuda.blockIdx.x
+        nrow = x.size // C
+        while row < nrow:
+            o = row * C
+            m = -math.inf
+            c = cuda.threadIdx.x
+            while c < C:
+                m = max(m, x[o + c])
+                c += TPB
+            m = block_max(sm, m)
+            s = 0.0
+            c = cuda.threadIdx.x
+            while c < C:
+                s += math.exp(x[o + c] - m)
+                c += TPB
+            s = block_sum(sm, s)
+            ls = math.log(s)
+            c = cuda.threadIdx.x
+            while c < C:
+                if log:
+                    y[o + c] = x[o + c] - m - ls
+                else:
+                    y[o + c] = math.exp(x[o + c] - m) / s
+                c += TPB
+            row += cuda.gridDim.x
+
+    @cuda.jit
+    def softmax_vjp(g, y, gx, C, log, acc):
+        """gx (+)= y * (g - sum(g * y)) (softmax), g - exp(y) * sum(g) (log_softmax)."""
+        sm = cuda.shared.array(TPB, f64)
+        row = cuda.blockIdx.x
+        nrow = g.size // C
+        while row < nrow:
+            o = row * C
+            s = 0.0
+            c = cuda.threadIdx.x
+            while c < C:
+                s += g[o + c] if log else g[o + c] * y[o + c]
+                c += TPB
+            s = block_sum(sm, s)
+            c = cuda.threadIdx.x
+            while c < C:
+                v = g[o + c] - math.exp(y[o + c]) * s if log else y[o + c] * (g[o + c] - s)
+                if acc:
+                    gx[o + c] += v
+                else:
+                    gx[o + c] = v
+                c += TPB
+            row += cuda.gridDim.x
+
+    @cuda.jit
+    def nll_rows(lp, tgt, w, C, out):
+        """out[r] = -lp[r, tgt[r]] (the per-row loss of log-probabilities)."""
+        r = cuda.grid(1)
+        while r < tgt.size:
+            out[r] = -lp[r * C + tgt[r]] * w
+            r += cuda.gridsize(1)
+
+    @cuda.jit
+    def nll_vjp(g, tgt, gx, C, w, acc):
+        """gx[r, c] (+)= -g * w if c == tgt[r] else 0 (g a 1-element device array)."""
+        i = cuda.grid(1)
+        while i < gx.size:
+            r = i // C
+            v = -g[0] * w if i - r * C == tgt[r] else 0.0
+            if acc:
+                gx[i] += v
+            else:
+                gx[i] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def arg_best(src, dst, inner, n, largest):
+        """dst[j] = index along a length-n dim (stride `inner`) of the max (min) of src;
+        the first one on ties, NaN counting as the largest, as torch.argmax/argmin."""
+        j = cuda.grid(1)
+        while j < dst.size:
+            base = (j // inner) * n * inner + j % inner
+            bi = 0
+            bv = src[base]
+            for r in range(1, n):
+                v = src[base + r * inner]
+                if bv != bv:
+                    break
+                if v != v or (v > bv if largest else v < bv):
+                    bv = v
+                    bi = r
+            dst[j] = bi
+            j += cuda.gridsize(1)
+
+    k = _Kernels()
+    for name in (
+        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best"
+    ).split():
+        setattr(k, name, locals()[name])
+    K = k
+    return K

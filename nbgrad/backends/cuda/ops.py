@@ -1,0 +1,644 @@
+"""CUDA forwards and their VJP launchers, one per supported op.
+
+Forwards validate in Python, allocate the output on the device, launch the kernel and
+record a CUDA row (`record.py`) under the op's ordinary code, so `grad_fn` names and the
+planner are shared with the CPU. `VJP[code]` is the launcher the GPU sweep calls for a
+CUDA row: it reads the row off the tape, takes gradient buffers from the sweep state `G`
+(`sweep.py`) and launches kernels; it never synchronises or copies to the host (except
+`.cpu()`'s VJP, whose cotangent lives on the host).
+"""
+
+import math
+
+import numpy as np
+
+from ... import _dtype
+from ...ops import elementwise as ew
+from ...ops.pointwise import _strides, broadcast_shapes, is_scalar
+from ...ops.registry import BY_NAME, register
+from ...tensor import Tensor, _wrap_dim
+from . import runtime as rt
+from .codegen import build as _ew_kernels
+from .kernels import build as _kernels
+from .record import needs_record, record
+
+VJP = {}  # op code -> launcher(G, k)
+TO_CUDA = register("to_cuda", "ToCopyBackward0")
+TO_CPU = register("to_cpu", "ToCopyBackward0")
+_UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
+
+
+def launch(kernel, n, *args):
+    b, t = rt.grid(n)
+    kernel[b, t](*args)
+
+
+def _tensor_cls():
+    from .tensor import CudaTensor
+
+    return CudaTensor
+
+
+def wrap(out, ins, op, iattrs=(), fattrs=(), saved=None):
+    """`out` (a CudaArray) as a CUDA tensor, recording `op` if gradients must flow."""
+    cls = _tensor_cls()
+    if needs_record(ins):
+        return cls._make(out, record(op.code, out, ins, iattrs, fattrs, saved), True)
+    return cls._make(out, -1, False)
+
+
+def device_error(a, b):
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{a} and {b}!"
+    )
+
+
+def _float(x, op):
+    if x._data.dtype.kind != "f":
+        raise rt.not_on_cuda(f"{op} on {x.dtype.name} tensors")
+
+
+_CACHE = {}
+
+
+def dev_ints(*vals):
+    """Small int64 device arrays (shapes, strides), cached by value."""
+    key = tuple(tuple(v) for v in vals)
+    r = _CACHE.get(key)
+    if r is None:
+        r = tuple(rt.cuda().to_device(np.array(list(v) or [0], np.int64)) for v in vals)
+        if len(_CACHE) > 4096:
+            _CACHE.clear()
+        _CACHE[key] = r
+    return r
+
+
+# -- transfers and casts ------------------------------------------------------------
+def to_cuda(t, dt=None):
+    """A CPU tensor's copy on the GPU, differentiable (the gradient returns to the CPU)."""
+    data = t._data if dt is None or dt is t.dtype else t._data.astype(dt.np)
+    out = rt.from_host(data)
+    diff = data.dtype.kind == "f"
+    return wrap(out, (t,) if diff else (), TO_CUDA)
+
+
+def to_cpu(t, dt=None):
+    host = t._data.host()
+    if needs_record((t,)):
+        s = record(TO_CPU.code, host, (t,), dt=0 if host.dtype == np.float32 else 1)
+        out = Tensor._make(host, s, True)
+    else:
+        out = Tensor._make(host, -1, False)
+    return out if dt is None or dt is out.dtype else out.to(dt)
+
+
+def _vjp_to_cuda(G, k):
+    sx = G.inp(k, 0)
+    if G.wants(sx):
+        gx, acc = G.take(sx)  # host buffer
+        g = G.cot(G.out(k, 0)).copy_to_host()
+        if acc:
+            gx += g
+        else:
+            gx[:] = g
+
+
+def _vjp_to_cpu(G, k):
+    sx = G.inp(k, 0)
+    if G.wants(sx):
+        gx, acc = G.take(sx)  # device buffer
+        g = rt.cuda().to_device(np.ascontiguousarray(G.cot(G.out(k, 0))))
+        launch(_kernels().store, gx.size, gx, g, acc)
+
+
+VJP[TO_CUDA.code] = _vjp_to_cuda
+VJP[TO_CPU.code] = _vjp_to_cpu
+_TO = BY_NAME["to"]
+
+
+def cast(t, dt):
+    if t.dtype is dt:
+        return t
+    out = rt.empty(t._data.shape, dt.np)
+    launch(_kernels().store, out.size, out.flat, t._data.flat, 0)
+    both = dt.is_floating_point and t.dtype.is_floating_point
+    return wrap(out, (t,) if both else (), _TO)
+
+
+def _vjp_cast(G, k):
+    sx = G.inp(k, 0)
+    if G.wants(sx):
+        gx, acc = G.take(sx)
+        launch(_kernels().store, gx.size, gx, G.cot(G.out(k, 0)), acc)
+
+
+VJP[_TO.code] = _vjp_cast
+
+
+def clone(x):
+    out = rt.empty(x._data.shape, x._data.dtype)
+    launch(_kernels().store, out.size, out.flat, x._data.flat, 0)
+    return wrap(out, (x,), BY_NAME["clone"])
+
+
+# -- elementwise, from the rules ------------------------------------------------------
+def unary(name, x):
+    _float(x, name)
+    d = x._data
+    out = rt.empty(d.shape, d.dtype)
+    launch(getattr(_ew_kernels(), "fwd_" + name), out.size, d.flat, out.flat)
+    saved = tuple(d if v == "x" else out for v in _UNARY_SAVES[name]) or None
+    return wrap(out, (x,), BY_NAME[name], saved=saved)
+
+
+def _vjp_unary(name):
+    def vjp(G, k):
+        sx = G.inp(k, 0)
+        if not G.wants(sx):
+            return
+        g = G.cot(G.out(k, 0))
+        saved = G.saved(k)
+        gx, acc = G.take(sx)
+        launch(getattr(_ew_kernels(), "vjp_" + name), gx.size, g, *saved, gx, acc)
+
+    return vjp
+
+
+def _operand(x, other_dev):
+    """A binary operand: a CUDA tensor, a Python number, or a CPU 0-dim tensor that takes
+    no gradient (used as a number, as PyTorch allows CPU scalars with CUDA tensors)."""
+    if isinstance(x, Tensor):
+        if x.is_cuda:
+            return x
+        if x._data.ndim == 0 and not x._rg:
+            return x._data.item()
+        raise device_error(*other_dev(x))
+    if is_scalar(x):
+        return x
+    raise TypeError(f"unsupported operand type: {type(x).__name__}")
+
+
+def binary(name, a, b):
+    a_cuda = isinstance(a, Tensor) and a.is_cuda
+    devs = (lambda x: ("cuda:0", x.device)) if a_cuda else (lambda x: (x.device, "cuda:0"))
+    a, b = _operand(a, devs), _operand(b, devs)
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        return _tensor_tensor(name, a, b)
+    if isinstance(a, Tensor):
+        return _tensor_scalar(name, a, b, "ts")
+    return _tensor_scalar(name, b, a, "st")
+
+
+def _tensor_scalar(name, t, c, variant):
+    _float(t, name)
+    d = t._data
+    out = rt.empty(d.shape, d.dtype)
+    cv = d.dtype.type(c)
+    args = (d.flat, cv) if variant == "ts" else (cv, d.flat)
+    launch(getattr(_ew_kernels(), f"fwd_{name}_{variant}"), out.size, *args, out.flat)
+    saves = ew.binary_saves(name, variant)
+    saved = tuple(d if v in "ab" else out for v in saves) or None
+    op = BY_NAME[f"{name}_{variant}"]
+    return wrap(out, (t,), op, fattrs=(float(c),), saved=saved)
+
+
+def _tensor_tensor(name, a, b):
+    _float(a, name)
+    _float(b, name)
+    if a.dtype is not b.dtype:
+        dt = _dtype.promote_types(a.dtype, b.dtype)
+        a, b = cast(a, dt), cast(b, dt)
+    da, db = a._data, b._data
+    if da.shape == db.shape:
+        out = rt.empty(da.shape, da.dtype)
+        launch(getattr(_ew_kernels(), "fwd_" + name), out.size, da.flat, db.flat, out.flat)
+    else:
+        shape = broadcast_shapes(da.shape, db.shape)
+        out = rt.empty(shape, da.dtype)
+        shp, sa, sb = dev_ints(shape, _strides(da.shape, shape), _strides(db.shape, shape))
+        kern = getattr(_ew_kernels(), f"fwd_{name}_bc")
+        launch(kern, out.size, da.flat, db.flat, out.flat, shp, sa, sb)
+    saves = ew.binary_saves(name, "tt")
+    saved = tuple(da if v == "a" else db if v == "b" else out for v in saves) or None
+    return wrap(out, (a, b), BY_NAME[name], saved=saved)
+
+
+def _vjp_binary(name):
+    def vjp(G, k):
+        sy, sa, sb = G.out(k, 0), G.inp(k, 0), G.inp(k, 1)
+        g = G.cot(sy)
+        saved = G.saved(k)
+        ys, as_, bs = G.shape(sy), G.shape(sa), G.shape(sb)
+        K = _ew_kernels()
+        for op, s, xs in (("a", sa, as_), ("b", sb, bs)):
+            if not G.wants(s):
+                continue
+            if as_ == bs == ys:
+                gx, acc = G.take(s)
+                launch(getattr(K, f"vjp_{name}_{op}"), gx.size, g, *saved, gx, acc)
+                continue
+            bc = dev_ints(ys, _strides(as_, ys), _strides(bs, ys))
+            kern = getattr(K, f"vjp_{name}_{op}_bc")
+            if xs == ys:
+                gx, acc = G.take(s)
+                launch(kern, gx.size, g, *saved, gx, acc, *bc)
+            else:  # the operand was broadcast: full-size contribution, then sum it down
+                full = G.scratch(g.size, g.dtype)
+                launch(kern, full.size, g, *saved, full, 0, *bc)
+                gx, acc = G.take(s)
+                sum_to(full, ys, xs, gx, acc)
+
+    return vjp
+
+
+def _vjp_scalar(name, variant):
+    def vjp(G, k):
+        sx = G.inp(k, 0)
+        if not G.wants(sx):
+            return
+        g = G.cot(G.out(k, 0))
+        c = g.dtype.type(G.fattr(k, 0))
+        saved = G.saved(k)
+        gx, acc = G.take(sx)
+        launch(getattr(_ew_kernels(), f"vjp_{name}_{variant}"), gx.size, g, *saved, c, gx, acc)
+
+    return vjp
+
+
+for _n in ew.UNARY:
+    VJP[BY_NAME[_n].code] = _vjp_unary(_n)
+for _n in ew.BINARY:
+    VJP[BY_NAME[_n].code] = _vjp_binary(_n)
+    VJP[BY_NAME[_n + "_ts"].code] = _vjp_scalar(_n, "ts")
+    VJP[BY_NAME[_n + "_st"].code] = _vjp_scalar(_n, "st")
+
+
+# -- reductions --------------------------------------------------------------------------
+def _cstrides(shape):
+    st, run = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        st[d] = run
+        run *= shape[d]
+    return st
+
+
+def reduce_dims(src, shape, dims, dst, acc, scale):
+    """dst (+)= scale * src (flat, C-contiguous `shape`) summed over `dims`."""
+    st = _cstrides(shape)
+    keep = [d for d in range(len(shape)) if d not in dims]
+    kshp, kst = [shape[d] for d in keep], [st[d] for d in keep]
+    rshp, rst = [shape[d] for d in dims], [st[d] for d in dims]
+    nr = math.prod(rshp)
+    KK = _kernels()
+    if not keep:  # everything: per-block partial sums, then one block sums those
+        nb, tpb = rt.grid(src.size)
+        if nb == 1:
+            KK.sum_all[1, tpb](src, dst, acc, scale)
+        else:
+            part = rt.cuda().device_array(nb, np.float64)
+            KK.sum_all[nb, tpb](src, part, 0, 1.0)
+            KK.sum_all[1, tpb](part, dst, acc, scale)
+        return
+    args = dev_ints([1] + kshp, [0] + kst, [1] + rshp, [0] + rst)
+    L = rt.configure()
+    KK.sum_dims[min(dst.size, L.max_blocks * 16), L.tpb](src, dst, *args, nr, acc, scale)
+
+
+def sum_to(full, ys, xs, gx, acc):
+    """Sum a gradient of broadcast shape `ys` down to the operand's shape `xs`."""
+    lead = len(ys) - len(xs)
+    dims = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(xs) if d == 1 and ys[lead + i] != 1
+    )
+    reduce_dims(full, ys, dims, gx, acc, 1.0)
+
+
+_RED = {
+    ("sum", False): BY_NAME["sum"],
+    ("sum", True): BY_NAME["sum_dim"],
+    ("mean", False): BY_NAME["mean"],
+    ("mean", True): BY_NAME["mean_dim"],
+}
+
+
+def reduce(name, x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = cast(x, _dtype.as_dtype(dtype))
+    _float(x, name)
+    shape = x._data.shape
+    nd = len(shape)
+    if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
+        dims = tuple(range(nd))
+        out_shape = (1,) * nd if keepdim and dim is not None else ()
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        dims = tuple(sorted({_wrap_dim(d, nd) for d in dims}))
+        out_shape = tuple(
+            1 if i in dims else s for i, s in enumerate(shape) if keepdim or i not in dims
+        )
+    n = math.prod(shape[d] for d in dims)
+    scale = 1.0 / n if name == "mean" and n else (math.nan if name == "mean" else 1.0)
+    out = rt.empty(out_shape, x._data.dtype)
+    reduce_dims(x._data.flat, shape, dims, out.flat, 0, scale)
+    op = _RED[(name, dim is not None)]
+    return wrap(out, (x,), op, iattrs=dims, fattrs=(scale,))
+
+
+def _vjp_reduce(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    xs = G.shape(sx)
+    dims = G.iattrs(k)
+    gst = [0] * len(xs)  # strides of g laid out with the reduced dims kept as size 1
+    run = 1
+    for d in range(len(xs) - 1, -1, -1):
+        if d not in dims:
+            gst[d] = run
+            run *= xs[d]
+    gx, acc = G.take(sx)
+    shp, st = dev_ints(xs, gst)
+    launch(_kernels().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, G.fattr(k, 0))
+
+
+for _op in _RED.values():
+    VJP[_op.code] = _vjp_reduce
+
+
+# -- views ------------------------------------------------------------------------------
+def view(x, shape, name="view"):
+    """reshape/view/flatten/(un)squeeze: the same buffer, another shape (free)."""
+    return wrap(x._data.reshape(shape), (x,), BY_NAME[name])
+
+
+def _vjp_flat(G, k):
+    sx = G.inp(k, 0)
+    if G.wants(sx):
+        gx, acc = G.take(sx)
+        launch(_kernels().store, gx.size, gx, G.cot(G.out(k, 0)), acc)
+
+
+for _n in ("view", "unsqueeze", "squeeze", "squeeze_dim", "clone"):
+    VJP[BY_NAME[_n].code] = _vjp_flat
+
+
+def permute(x, perm, name="permute"):
+    """A copy with dims permuted (storage is always C-contiguous, as on the CPU)."""
+    shape = x._data.shape
+    st = _cstrides(shape)
+    out_shape = tuple(shape[p] for p in perm)
+    out = rt.empty(out_shape, x._data.dtype)
+    shp, sst = dev_ints(out_shape, [st[p] for p in perm])
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, 0, 1.0)
+    return wrap(out, (x,), BY_NAME[name], iattrs=perm)
+
+
+def _vjp_permute(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    perm = G.iattrs(k)
+    xs = G.shape(sx)
+    ys = tuple(xs[p] for p in perm)
+    yst = _cstrides(ys)
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    gx, acc = G.take(sx)
+    shp, st = dev_ints(xs, [yst[inv[d]] for d in range(len(xs))])
+    launch(_kernels().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, 1.0)
+
+
+for _n in ("permute", "transpose", "t"):
+    VJP[BY_NAME[_n].code] = _vjp_permute
+
+
+def expand(x, shape):
+    xs = x._data.shape
+    out = rt.empty(shape, x._data.dtype)
+    shp, st = dev_ints(shape, _strides(xs, shape))
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, 0, 1.0)
+    return wrap(out, (x,), BY_NAME["expand"])
+
+
+def _vjp_expand(G, k):
+    sx = G.inp(k, 0)
+    if G.wants(sx):
+        gx, acc = G.take(sx)
+        sum_to(G.cot(G.out(k, 0)), G.shape(G.out(k, 0)), G.shape(sx), gx, acc)
+
+
+VJP[BY_NAME["expand"].code] = _vjp_expand
+
+
+# -- matmul -------------------------------------------------------------------------------
+_MM = {"mm": BY_NAME["matmul_mm"], "bmm": BY_NAME["matmul_bmm"]}
+_MM_FOLD = BY_NAME["matmul_batched"]
+
+
+def bmm_launch(A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc):
+    T = rt.configure().tile
+    _kernels().bmm[((N + T - 1) // T, (M + T - 1) // T, nb), (T, T)](
+        A, B, C, M, Kd, N, ta, tb, sa, sb, acc
+    )
+
+
+def matmul(a, b):
+    for t in (a, b):
+        if not (isinstance(t, Tensor) and t.is_cuda):
+            other = a if t is b else b
+            raise device_error(other.device, t.device)
+        _float(t, "matmul")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
+        )
+    sa, sb = a._data.shape, b._data.shape
+    if len(sa) < 2 or len(sb) < 2 or len(sb) > 3 or (len(sb) == 3 and len(sa) != 3):
+        raise rt.not_on_cuda(f"matmul of shapes {list(sa)} and {list(sb)}")
+    if sa[-1] != sb[-2]:
+        if len(sa) == 2 == len(sb):
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})"
+            )
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{sb[0]}, "
+            f"{sa[-1]}] but got: [{sb[0]}, {sb[-2]}]."
+        )
+    if len(sb) == 3:
+        if sa[0] != sb[0]:
+            raise RuntimeError("batch1 and batch2 must have same number of batches")
+        nb, M, Kd, N = sa[0], sa[1], sa[2], sb[2]
+        op, out_shape = _MM["bmm"], (nb, M, N)
+    else:  # (..., M, K) @ (K, N): fold the batch into M
+        nb, M, Kd, N = 1, math.prod(sa[:-1]), sa[-1], sb[1]
+        op = _MM["mm"] if len(sa) == 2 else _MM_FOLD
+        out_shape = sa[:-1] + (N,)
+    out = rt.empty(out_shape, a._data.dtype)
+    bs = Kd * N if nb > 1 else 0
+    bmm_launch(a._data.flat, b._data.flat, out.flat, nb, M, Kd, N, 0, 0, M * Kd, bs, 0)
+    saved = (a._data, b._data)
+    return wrap(out, (a, b), op, iattrs=(nb, M, Kd, N), saved=saved)
+
+
+def _vjp_matmul(G, k):
+    sa, sb = G.inp(k, 0), G.inp(k, 1)
+    nb, M, Kd, N = G.iattrs(k)
+    A, B = G.saved(k)
+    g = G.cot(G.out(k, 0))
+    if G.wants(sa):  # dA = g @ B^T
+        ga, acc = G.take(sa)
+        bmm_launch(g, B, ga, nb, M, N, Kd, 0, 1, M * N, Kd * N if nb > 1 else 0, acc)
+    if G.wants(sb):  # dB = A^T @ g
+        gb, acc = G.take(sb)
+        bmm_launch(A, g, gb, nb, Kd, M, N, 1, 0, M * Kd, M * N, acc)
+
+
+for _op in (*_MM.values(), _MM_FOLD):
+    VJP[_op.code] = _vjp_matmul
+
+
+def linear(x, w, b=None):
+    y = matmul(x, permute(w, (1, 0), "t")) if w._data.ndim == 2 else None
+    if y is None:
+        raise rt.not_on_cuda("linear with a weight that is not 2-d")
+    return y if b is None else binary("add", y, b)
+
+
+# -- softmax family and losses ---------------------------------------------------------------
+_SM = {False: BY_NAME["softmax"], True: BY_NAME["log_softmax"]}
+
+
+def softmax(x, dim, log=False):
+    _float(x, "softmax")
+    nd = x._data.ndim
+    if nd and _wrap_dim(dim, nd) != nd - 1:
+        raise rt.not_on_cuda("softmax over a dimension other than the last")
+    C = x._data.shape[-1] if nd else 1
+    out = rt.empty(x._data.shape, x._data.dtype)
+    rows = out.size // C if C else 0
+    L = rt.configure()
+    if rows:
+        _kernels().softmax_rows[min(rows, L.max_blocks * 16), L.tpb](x._data.flat, out.flat, C, log)
+    return wrap(out, (x,), _SM[log], iattrs=(C, int(log)), saved=(out,))
+
+
+def _vjp_softmax(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    C, log = G.iattrs(k)
+    (y,) = G.saved(k)
+    gx, acc = G.take(sx)
+    L = rt.configure()
+    rows = gx.size // C
+    _kernels().softmax_vjp[min(rows, L.max_blocks * 16), L.tpb](
+        G.cot(G.out(k, 0)), y, gx, C, bool(log), acc
+    )
+
+
+for _op in _SM.values():
+    VJP[_op.code] = _vjp_softmax
+_NLL = BY_NAME["nll_loss"]
+
+
+def nll_loss(lp, target, scale, ignore_index=None):
+    """sum(-lp[r, target[r]]) * scale for log-probabilities `lp` (N, C), target (N,)."""
+    if not (isinstance(target, Tensor) and target.is_cuda):
+        raise device_error("cuda:0", target.device)
+    if lp._data.ndim != 2 or target._data.shape != lp._data.shape[:1]:
+        raise rt.not_on_cuda("cross_entropy other than (N, C) inputs with (N,) class targets")
+    if target._data.dtype.kind not in "iu":
+        raise rt.not_on_cuda("cross_entropy with class-probability targets")
+    N, C = lp._data.shape
+    t = target._data.host()  # validated on the host: a kernel must never index out of range
+    if ignore_index is not None and bool((t == ignore_index).any()):
+        raise rt.not_on_cuda("cross_entropy with ignored targets (ignore_index)")
+    bad = t[(t < 0) | (t >= C)]
+    if bad.size:
+        raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    per = rt.empty((N,), lp._data.dtype)
+    launch(_kernels().nll_rows, N, lp._data.flat, target._data.flat, scale, C, per.flat)
+    out = rt.empty((), lp._data.dtype)
+    reduce_dims(per.flat, (N,), (0,), out.flat, 0, 1.0)
+    return wrap(out, (lp,), _NLL, iattrs=(C,), fattrs=(scale,), saved=(target._data,))
+
+
+def _vjp_nll(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    (C,) = G.iattrs(k)
+    (tgt,) = G.saved(k)
+    gx, acc = G.take(sx)
+    launch(_kernels().nll_vjp, gx.size, G.cot(G.out(k, 0)), tgt, gx, C, G.fattr(k, 0), acc)
+
+
+VJP[_NLL.code] = _vjp_nll
+
+
+def cross_entropy(x, target, weight, ignore_index, red, smoothing):
+    """F.cross_entropy on CUDA: log_softmax then the mean (red 1) or sum (red 2) NLL."""
+    if weight is not None or smoothing or red not in (1, 2):
+        raise rt.not_on_cuda("cross_entropy with weight, label_smoothing or reduction='none'")
+    if not x.is_cuda:
+        raise device_error(x.device, "cuda:0")
+    n = x._data.shape[0] if x._data.ndim else 1
+    lp = softmax(x, -1, log=True)
+    return nll_loss(lp, target, 1.0 / n if red == 1 else 1.0, ignore_index)
+
+
+def mse_loss(a, b, reduction="mean"):
+    if reduction not in ("mean", "sum"):
+        raise rt.not_on_cuda("mse_loss with reduction='none'")
+    if a._data.shape != b._data.shape:
+        raise rt.not_on_cuda("mse_loss of differently shaped input and target")
+    d = binary("sub", a, b)
+    return reduce(reduction, binary("mul", d, d))
+
+
+# -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
+def compare(name, a, b):
+    a_cuda = isinstance(a, Tensor) and a.is_cuda
+    devs = (lambda x: ("cuda:0", x.device)) if a_cuda else (lambda x: (x.device, "cuda:0"))
+    a, b = _operand(a, devs), _operand(b, devs)
+    if not isinstance(a, Tensor):  # scalar op tensor: flip the comparison
+        a, b, name = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(name, name)
+    K = _ew_kernels()
+    da = a._data
+    if not isinstance(b, Tensor):
+        out = rt.empty(da.shape, np.bool_)
+        launch(getattr(K, f"cmp_{name}_ts"), out.size, da.flat, da.dtype.type(b), out.flat)
+    else:
+        db = b._data
+        if da.dtype != db.dtype:
+            dt = _dtype.promote_types(a.dtype, b.dtype)
+            a, b = cast(a, dt), cast(b, dt)
+            da, db = a._data, b._data
+        shape = broadcast_shapes(da.shape, db.shape)
+        out = rt.empty(shape, np.bool_)
+        if da.shape == db.shape:
+            launch(getattr(K, f"cmp_{name}"), out.size, da.flat, db.flat, out.flat)
+        else:
+            bc = dev_ints(shape, _strides(da.shape, shape), _strides(db.shape, shape))
+            launch(getattr(K, f"cmp_{name}_bc"), out.size, da.flat, db.flat, out.flat, *bc)
+    return _tensor_cls()._make(out, -1, False)
+
+
+def arg_best(x, dim, keepdim, largest):
+    d = x._data
+    if dim is None:  # over all elements; keepdim keeps every dim as size 1
+        r = arg_best(view(x.detach(), (d.size,)), 0, False, largest)
+        return view(r, (1,) * d.ndim) if keepdim else r
+    if d.size == 0:
+        raise rt.not_on_cuda("argmax/argmin of an empty tensor")
+    nd = d.ndim
+    dim = _wrap_dim(dim, nd) if nd else 0
+    shape = d.shape if nd else (1,)
+    n = shape[dim]
+    inner = math.prod(shape[dim + 1 :])
+    out_shape = tuple(1 if i == dim else s for i, s in enumerate(shape) if keepdim or i != dim)
+    out = rt.empty(out_shape if nd else (), np.int64)
+    launch(_kernels().arg_best, out.size, d.flat, out.flat, inner, n, largest)
+    return _tensor_cls()._make(out, -1, False)

@@ -1,0 +1,107 @@
+"""Recording CUDA ops on the (one, shared) tape.
+
+A CUDA row is an ordinary row whose dtype column holds `CUDA_DT + dtype` (2: float32,
+3: float64), so the CPU planner walks it like any other while the CPU sweep never runs
+it (`autograd/engine.py` hands graphs with CUDA rows to `backends/cuda/sweep.py`).
+A CUDA slot's address column holds a *device* pointer: only CUDA rows, whose VJPs are
+launched from Python with device arrays, ever use it; no compiled CPU code reads the
+address of a slot that a CUDA row produced or consumed.
+"""
+
+import numpy as np
+from numba import njit
+
+from ...autograd.grad_mode import STATE
+from ...tape import (
+    S_ADDR,
+    S_DT,
+    S_NDIM,
+    S_NUMEL,
+    S_PROD,
+    S_RG,
+    S_SHAPE,
+    SAVES_LIVE,
+    SAVES_NONE,
+    TAPE,
+    _row_header,
+)
+
+CUDA_DT = 2
+ACTIVE = [False]  # set once a CUDA row was recorded: backward then looks for CUDA rows
+_DT = {"f": 0, "d": 1}
+
+
+@njit(cache=True, error_model="numpy")
+def _set_slot(S, s, addr, shape, dt, rg, prod):
+    n = 1
+    for d in range(shape.size):
+        S[s, S_SHAPE + d] = shape[d]
+        n *= shape[d]
+    S[s, S_ADDR] = addr
+    S[s, S_NUMEL] = n
+    S[s, S_NDIM] = shape.size
+    S[s, S_DT] = dt
+    S[s, S_RG] = rg
+    S[s, S_PROD] = prod
+
+
+@njit(cache=True, error_model="numpy")
+def _record(R, I, F, S, k, ipos, fpos, code, rdt, nout, nin, payload, fattrs, saves):
+    _row_header(R, k, code, rdt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
+    I[ipos : ipos + payload.size] = payload
+    F[fpos : fpos + fattrs.size] = fattrs
+
+
+def set_slot(s, arr, rg, prod):
+    dt = _DT.get(arr.dtype.char, 1)
+    _set_slot(TAPE.S, s, arr.address, np.array(arr.shape, np.int64), dt, rg, prod)
+
+
+def leaf_slot(t):
+    """`Tape.leaf_slot` for a CUDA tensor (its address is a device pointer)."""
+    import weakref
+
+    s = TAPE.new_slot()
+    set_slot(s, t._data, 1 if t._rg else 0, -1)
+    t._slot = s
+    if t._rg:
+        TAPE.watch[s] = weakref.ref(t)
+    return s
+
+
+def slot_of(t):
+    s = t._slot
+    return s if s >= 0 else TAPE.leaf_slot(t)
+
+
+def needs_record(ins):
+    return STATE.enabled and any(t._rg for t in ins)
+
+
+def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
+    """Record a CUDA row producing `out` (a CudaArray, or a host array for `.cpu()`) from
+    tensors `ins`; return the output's new slot. `saved` is kept alive with the row."""
+    ACTIVE[0] = True
+    in_slots = tuple(slot_of(t) for t in ins)
+    s = TAPE.new_slot()
+    payload = np.array((s,) + in_slots + tuple(iattrs), np.int64)
+    fa = np.array(fattrs, np.float64)
+    TAPE.reserve(payload.size, fa.size)
+    k = TAPE.n
+    dt = _DT[out.dtype.char] if dt is None else dt
+    saves = SAVES_NONE if saved is None else SAVES_LIVE
+    T = TAPE
+    _record(
+        T.R, T.I, T.F, T.S, k, T.ipos, T.fpos, code, CUDA_DT + dt, 1, len(ins), payload, fa, saves
+    )
+    if isinstance(out, np.ndarray):  # .cpu(): a host output
+        from ...tape import _set_slot as _set_host_slot
+
+        _set_host_slot(T.S, s, out, dt, 1, k)
+    else:
+        set_slot(s, out, 1, k)
+    T.saved[k] = saved
+    T.n = k + 1
+    T.ipos += payload.size
+    T.fpos += fa.size
+    return s

@@ -1,0 +1,470 @@
+"""`CudaTensor`: a Tensor whose storage is a `CudaArray` on the GPU.
+
+A subclass (not a flag) so that the CPU fast paths, which accept only the exact types in
+`tensor.TENSOR_TYPES`, never see a CUDA tensor: their existing type check sends it to the
+general path, which dispatches here. Every public Tensor method that has no CUDA
+implementation below raises NotImplementedError naming the op (never a host fallback).
+"""
+
+import numpy as np
+
+from ... import _dtype
+from ...autograd.grad_mode import STATE
+from ...ops import elementwise as ew
+from ...ops.views import _infer, as_shape
+from ...tensor import Tensor, _wrap_dim
+from . import ops
+from . import runtime as rt
+
+_CUDA0 = None
+
+
+def _dev():
+    global _CUDA0
+    if _CUDA0 is None:
+        from ...device import device
+
+        _CUDA0 = device("cuda", 0)
+    return _CUDA0
+
+
+def from_host(arr, requires_grad=False):
+    t = CudaTensor._make(rt.from_host(arr), -1, False)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+class CudaTensor(Tensor):
+    __slots__ = ()
+
+    @staticmethod
+    def _make(data, slot, rg):
+        t = object.__new__(CudaTensor)
+        t._data = data
+        t._slot = slot
+        t._rg = rg
+        t._aux = None
+        return t
+
+    # -- device ------------------------------------------------------------------------
+    @property
+    def device(self):
+        return _dev()
+
+    is_cuda = True
+
+    def cuda(self, device=None, non_blocking=False):
+        return self
+
+    def cpu(self):
+        return ops.to_cpu(self)
+
+    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
+        from ...device import parse_to_args
+
+        dev, dt = parse_to_args(args, dtype, device)
+        dt = _dtype.as_dtype(dt)
+        if dev is not None and dev.type == "cpu":
+            return ops.to_cpu(self, dt)
+        if dt is None or dt is self.dtype:
+            return ops.clone(self) if copy else self
+        return ops.cast(self, dt)
+
+    def float(self):
+        return ops.cast(self, _dtype.float32)
+
+    def double(self):
+        return ops.cast(self, _dtype.float64)
+
+    # -- data access ---------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        raise TypeError(
+            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
+            "tensor to host memory first."
+        )
+
+    def __array__(self, dtype=None, copy=None):
+        self.numpy()
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.host().reshape(-1)[0].item()
+
+    def tolist(self):
+        return self._data.host().tolist()
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    @property
+    def data(self):
+        return CudaTensor._make(self._data, -1, False)
+
+    @data.setter
+    def data(self, value):
+        Tensor.data.fset(self, value)
+
+    def detach(self):
+        return CudaTensor._make(self._data, -1, False)
+
+    def clone(self, *, memory_format=None):
+        return ops.clone(self)
+
+    def contiguous(self, memory_format=None):
+        return self
+
+    def __repr__(self):
+        from ..._format import format_tensor
+
+        suffixes = []
+        if not self._leaf and self._rg:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._rg:
+            suffixes.append("requires_grad=True")
+        return format_tensor(
+            self._data.host(),
+            dtype_name=self.dtype.name,
+            default_dtype_name=_dtype.get_default_dtype().name,
+            suffixes=suffixes,
+            device="cuda:0",
+        )
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        raise rt.not_on_cuda("deepcopy")
+
+    # -- in place (outside autograd: zero_grad, fills) -------------------------------------
+    def zero_(self):
+        return self.fill_(0.0)
+
+    def fill_(self, value):
+        self._check_inplace()
+        v = value.item() if isinstance(value, Tensor) else value
+        d = self._data
+        ops.launch(ops._kernels().fill, d.size, d.flat, d.dtype.type(v))
+        self._version += 1
+        return self
+
+    def _inplace(self, name, other):
+        self._check_inplace()
+        r = ops.binary(name, self, other)
+        if r._rg:
+            return self._assign(r)
+        if r._data.shape != self._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                f"shape {list(r._data.shape)}"
+            )
+        ops.launch(ops._kernels().store, r._data.size, self._data.flat, r._data.flat, 0)
+        self._version += 1
+        return self
+
+    # -- arithmetic -----------------------------------------------------------------------
+    def __add__(self, other):
+        return ops.binary("add", self, other)
+
+    def __radd__(self, other):
+        return ops.binary("add", other, self)
+
+    def __sub__(self, other):
+        return ops.binary("sub", self, other)
+
+    def __rsub__(self, other):
+        return ops.binary("sub", other, self)
+
+    def __mul__(self, other):
+        return ops.binary("mul", self, other)
+
+    def __rmul__(self, other):
+        return ops.binary("mul", other, self)
+
+    def __truediv__(self, other):
+        return ops.binary("div", self, other)
+
+    def __rtruediv__(self, other):
+        return ops.binary("div", other, self)
+
+    def __pow__(self, other):
+        return ops.binary("pow", self, other)
+
+    def __rpow__(self, other):
+        return ops.binary("pow", other, self)
+
+    def __neg__(self):
+        return ops.unary("neg", self)
+
+    def __abs__(self):
+        return ops.unary("abs", self)
+
+    def add(self, other, *, alpha=1):
+        return ops.binary("add", self, other if alpha == 1 else other * alpha)
+
+    def sub(self, other, *, alpha=1):
+        return ops.binary("sub", self, other if alpha == 1 else other * alpha)
+
+    def mul(self, other):
+        return ops.binary("mul", self, other)
+
+    def div(self, other):
+        return ops.binary("div", self, other)
+
+    def pow(self, exponent):
+        return ops.binary("pow", self, exponent)
+
+    multiply, divide, subtract, true_divide = mul, div, sub, div
+
+    def maximum(self, other):
+        return ops.binary("maximum", self, other)
+
+    def minimum(self, other):
+        return ops.binary("minimum", self, other)
+
+    def atan2(self, other):
+        return ops.binary("atan2", self, other)
+
+    arctan2 = atan2
+
+    def add_(self, other, *, alpha=1):
+        return self._inplace("add", other if alpha == 1 else other * alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._inplace("sub", other if alpha == 1 else other * alpha)
+
+    def mul_(self, other):
+        return self._inplace("mul", other)
+
+    def div_(self, other):
+        return self._inplace("div", other)
+
+    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
+
+    # -- reductions, shapes, linear algebra, softmax -------------------------------------------
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return ops.reduce("sum", self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return ops.reduce("mean", self, dim, keepdim, dtype)
+
+    def reshape(self, *shape):
+        return ops.view(self, _infer(as_shape(shape), self._data.size))
+
+    view = reshape
+
+    def view_as(self, other):
+        return self.reshape(other.shape)
+
+    reshape_as = view_as
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        s = self._data.shape
+        if not s:
+            return ops.view(self, (1,))
+        a, b = _wrap_dim(start_dim, len(s)), _wrap_dim(end_dim, len(s))
+        n = 1
+        for d in s[a : b + 1]:
+            n *= d
+        return ops.view(self, s[:a] + (n,) + s[b + 1 :])
+
+    def unsqueeze(self, dim):
+        s = self._data.shape
+        d = _wrap_dim(dim, len(s) + 1)
+        return ops.view(self, s[:d] + (1,) + s[d:], "unsqueeze")
+
+    def squeeze(self, dim=None):
+        s = self._data.shape
+        if dim is None:
+            return ops.view(self, tuple(x for x in s if x != 1), "squeeze")
+        d = _wrap_dim(dim, len(s))
+        keep = s if s and s[d] != 1 else s[:d] + s[d + 1 :]
+        return ops.view(self, keep, "squeeze_dim")
+
+    def permute(self, *dims):
+        n = self._data.ndim
+        perm = tuple(_wrap_dim(d, n) for d in as_shape(dims))
+        if sorted(perm) != list(range(n)):
+            raise RuntimeError("permute(): dims must be a permutation of the tensor's dims")
+        return ops.permute(self, perm)
+
+    def transpose(self, dim0, dim1):
+        n = self._data.ndim
+        perm = list(range(n))
+        a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
+        perm[a], perm[b] = perm[b], perm[a]
+        return ops.permute(self, tuple(perm), "transpose")
+
+    def t(self):
+        if self._data.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
+            )
+        return ops.permute(self, tuple(range(self._data.ndim))[::-1], "t")
+
+    @property
+    def T(self):
+        return ops.permute(self, tuple(range(self._data.ndim))[::-1])
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def expand(self, *sizes):
+        sizes = as_shape(sizes)
+        s = self._data.shape
+        lead = len(sizes) - len(s)
+        shape = tuple(s[i - lead] if (d == -1 and i >= lead) else d for i, d in enumerate(sizes))
+        from ...ops.pointwise import broadcast_shapes
+
+        if lead < 0 or broadcast_shapes(s, shape) != shape:
+            raise RuntimeError(
+                f"The expanded size of the tensor must match the existing size at "
+                f"non-singleton dimension: {list(s)} to {list(sizes)}"
+            )
+        return ops.expand(self, shape)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def matmul(self, other):
+        return ops.matmul(self, other)
+
+    __matmul__ = mm = bmm = matmul
+
+    def __rmatmul__(self, other):
+        return ops.matmul(other, self)
+
+    def argmax(self, dim=None, keepdim=False):
+        return ops.arg_best(self, dim, keepdim, True)
+
+    def argmin(self, dim=None, keepdim=False):
+        return ops.arg_best(self, dim, keepdim, False)
+
+    def softmax(self, dim, dtype=None):
+        return ops.softmax(self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype)), dim)
+
+    def log_softmax(self, dim, dtype=None):
+        x = self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype))
+        return ops.softmax(x, dim, log=True)
+
+
+def _unary_method(name):
+    def f(self):
+        return ops.unary(name, self)
+
+    f.__name__ = name
+    return f
+
+
+for _n in ew.UNARY:
+    if _n not in ("gelu_tanh",):
+        setattr(CudaTensor, _n, _unary_method(_n))
+CudaTensor.arcsin, CudaTensor.arccos, CudaTensor.arctan = (
+    CudaTensor.asin,
+    CudaTensor.acos,
+    CudaTensor.atan,
+)
+CudaTensor.negative = CudaTensor.neg
+
+
+def _missing(name):
+    def f(self, *args, **kwargs):
+        raise rt.not_on_cuda(name)
+
+    f.__name__ = name
+    return f
+
+
+# everything else a CPU Tensor offers: a clear error, never the host path
+_KEEP = {
+    "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
+    "backward", "register_hook", "dtype", "shape", "size", "dim", "ndim", "numel",
+    "nelement", "is_floating_point", "element_size", "is_contiguous", "detach_", "type",
+    "requires_grad", "long", "int", "bool", "half",
+}  # fmt: skip
+for _n, _v in list(vars(Tensor).items()):
+    if _n.startswith("_") and _n not in ("__getitem__", "__setitem__", "__invert__"):
+        continue
+    if _n in _KEEP or _n in vars(CudaTensor) or not callable(_v):
+        continue
+    setattr(CudaTensor, _n, _missing(_n))
+for _n in ("long", "int", "bool"):
+    setattr(
+        CudaTensor,
+        _n,
+        (lambda dt: lambda self: ops.cast(self, dt))(
+            {"long": _dtype.int64, "int": _dtype.int32, "bool": _dtype.bool_}[_n]
+        ),
+    )
+_ = (np, STATE)
+
+
+def check_device(dev):
+    """Validate a CUDA device before anything is allocated on it."""
+    if not rt.available():
+        raise RuntimeError(
+            "nbgrad: CUDA is not available: numba.cuda found no GPU (install nbgrad[cuda] and "
+            "an NVIDIA driver, or set NUMBA_ENABLE_CUDASIM=1 to use Numba's CUDA simulator)"
+        )
+    if dev.index not in (None, 0):
+        n = len(rt.cuda().gpus)
+        if dev.index >= n:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        raise NotImplementedError("nbgrad uses one GPU (cuda:0) so far")
+
+
+# -- moving module parameters in place (Module.to / .cuda() / .cpu()) ----------------------
+_CUDA_CLASSES = {}
+
+
+def _cuda_class(cls):
+    """The CUDA twin of a Tensor subclass (nn.Parameter -> CudaParameter), made once: same
+    instance layout, so a parameter can switch device in place and stay the same object."""
+    if issubclass(cls, CudaTensor):
+        return cls
+    if cls is Tensor:
+        return CudaTensor
+    twin = _CUDA_CLASSES.get(cls)
+    if twin is None:
+        ns = {"__slots__": ()}
+        if cls.__name__ == "Parameter":
+            ns["__repr__"] = ns["__str__"] = lambda self: (
+                "Parameter containing:\n" + CudaTensor.__repr__(self)
+            )
+        twin = _CUDA_CLASSES[cls] = type("Cuda" + cls.__name__, (CudaTensor, cls), ns)
+    return twin
+
+
+def _host_class(cls):
+    return next(c for c in cls.__mro__ if not issubclass(c, CudaTensor))
+
+
+def move_(t, to_cuda):
+    """Move a leaf tensor (a parameter or buffer) to or from the GPU in place."""
+    if t.is_cuda == to_cuda:
+        return
+    if not t._leaf:
+        raise RuntimeError("only leaf tensors (parameters, buffers) can change device in place")
+    from ...nn.parameter import _replace_data
+
+    _replace_data(t, rt.from_host(t._data) if to_cuda else t._data.host())
+    t.__class__ = _cuda_class(type(t)) if to_cuda else _host_class(type(t))
+    g = t._grad
+    if g is not None:
+        t._grad = g.cuda() if to_cuda else g.cpu()
+
+
+def move_module(module, dev):
+    to_cuda = dev.type == "cuda"
+    if to_cuda:
+        check_device(dev)
+    for m in module.modules():
+        for reg in (m._parameters, m._buffers):
+            for t in reg.values():
+                if t is not None:
+                    move_(t, to_cuda)

@@ -1,0 +1,300 @@
+"""The CUDA backend against the CPU backend: values and gradients of every CUDA op, device
+semantics and errors. Runs on a GPU when present, else on Numba's CUDA simulator
+(tests/conftest.py); sizes are tiny because the simulator runs a Python thread per CUDA
+thread. The CPU backend is the oracle (itself checked against finite differences and
+PyTorch in the other test files)."""
+
+import operator
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import nbgrad as nb
+from nbgrad.ops import elementwise as ew
+
+pytestmark = pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+
+RNG = np.random.default_rng(7)
+X = np.array([[-0.7, -0.3, 0.2], [0.45, 0.6, 0.85]])
+POSITIVE = {"log", "sqrt", "log2", "log10", "rsqrt", "log1p", "reciprocal"}
+
+
+def _leaves(arrays, device):
+    return [nb.tensor(a, device=device, requires_grad=True) for a in arrays]
+
+
+def check(fn, *arrays, tol=1e-9, seed_grad=True):
+    """fn on CPU leaves and on CUDA leaves from the same float64 data: same value, same
+    gradients (backward with the same random cotangent)."""
+    cpu = _leaves(arrays, "cpu")
+    gpu = _leaves(arrays, "cuda")
+    yc, yg = fn(*cpu), fn(*gpu)
+    assert yg.is_cuda and yg.device == nb.device("cuda:0")
+    assert yg.shape == yc.shape and yg.dtype == yc.dtype
+    np.testing.assert_allclose(yg.detach().cpu().numpy(), yc.detach().numpy(), rtol=tol, atol=tol)
+    if not seed_grad:
+        return
+    g = RNG.standard_normal(yc.shape)
+    yc.backward(nb.tensor(g))
+    yg.backward(nb.tensor(g, device="cuda"))
+    for a, b in zip(cpu, gpu):
+        assert b.grad.is_cuda
+        np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("name", [n for n in ew.UNARY if n != "gelu_tanh"])
+def test_unary(name):
+    x = np.abs(X) if name in POSITIVE else X
+    check(getattr(nb, name), x)
+
+
+@pytest.mark.parametrize("name", list(ew.BINARY))
+def test_binary(name):
+    a = np.abs(X) + 0.5 if name == "pow" else X
+    b = RNG.uniform(0.2, 1.5, X.shape)
+    f = {"maximum": nb.maximum, "minimum": nb.minimum, "atan2": nb.atan2}.get(name)
+    op = f or {"add": lambda p, q: p + q, "sub": lambda p, q: p - q, "mul": lambda p, q: p * q,
+               "div": lambda p, q: p / q, "pow": lambda p, q: p**q}[name]  # fmt: skip
+    check(op, a, b)  # same shape
+    check(op, a, b[:1])  # broadcast (1, 3) against (2, 3)
+    check(op, a[:, :1], b[0])  # (2, 1) against (3,): both operands broadcast
+    if f is None:
+        check(lambda p: op(p, 1.5), a)  # tensor-scalar
+        check(lambda p: op(1.5, p), np.abs(a) + 0.1)  # scalar-tensor
+
+
+def test_float32_and_promotion():
+    a = X.astype(np.float32)
+    check(lambda t: (t.sin() * t.exp() + t * t).sum(), a, tol=1e-5)
+    x = nb.tensor(a, device="cuda")
+    y = nb.tensor(X, device="cuda")
+    assert (x + y).dtype == nb.float64
+    assert x.double().dtype == nb.float64 and x.double().is_cuda
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.sum(),
+        lambda t: t.mean(),
+        lambda t: t.sum(0),
+        lambda t: t.mean(-1, keepdim=True),
+        lambda t: nb.sum(t, (0, 2)),
+        lambda t: nb.mean(t, 1),
+    ],
+)
+def test_reductions(fn):
+    check(fn, RNG.standard_normal((3, 4, 5)))
+
+
+def test_large_sum_uses_many_blocks():
+    x = RNG.standard_normal(3000)  # more than one block's share on the simulator's grid
+    check(lambda t: t.sum(), x)
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (lambda a, b: a @ b, [(3, 4), (4, 5)]),
+        (lambda a, b: nb.mm(a, b), [(1, 7), (7, 2)]),
+        (lambda a, b: nb.bmm(a, b), [(2, 3, 4), (2, 4, 5)]),
+        (lambda a, b: a @ b, [(2, 3, 4), (4, 5)]),  # batch folded into rows
+        (lambda a, b: nb.nn.functional.linear(a, b), [(3, 4), (5, 4)]),
+    ],
+)
+def test_matmul(fn, shapes):
+    check(fn, *[RNG.standard_normal(s) for s in shapes])
+
+
+def test_linear_with_bias():
+    check(nb.nn.functional.linear, *[RNG.standard_normal(s) for s in [(3, 4), (5, 4), (5,)]])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.reshape(4, 6) * 2,
+        lambda t: t.view(-1).sin(),
+        lambda t: t.flatten(1) * 2,
+        lambda t: t.unsqueeze(1).squeeze(1) * 2,
+        lambda t: t.transpose(0, 2) * nb.arange(24.0, device=t.device).reshape(4, 3, 2),
+        lambda t: t.permute(2, 0, 1).sin(),
+        lambda t: t.T.cos(),
+        lambda t: t[:1].sum() if False else t.sum(1, keepdim=True).expand(2, 3, 4) * t,
+    ],
+)
+def test_views(fn):
+    check(fn, RNG.standard_normal((2, 3, 4)))
+
+
+def test_softmax_family_and_losses():
+    x = RNG.standard_normal((4, 5))
+    check(lambda t: t.softmax(-1), x)
+    check(lambda t: nb.log_softmax(t, 1), x)
+    tgt = np.array([0, 4, 2, 2])
+    F = nb.nn.functional
+    for red in ("mean", "sum"):
+        check(lambda t, r=red: F.cross_entropy(t, nb.tensor(tgt, device=t.device), reduction=r), x)
+    y = RNG.standard_normal((4, 5))
+    check(lambda t: F.mse_loss(t, nb.tensor(y, device=t.device)), x)
+    with pytest.raises(IndexError, match="Target 5 is out of bounds"):
+        F.cross_entropy(nb.tensor(x, device="cuda"), nb.tensor([0, 5, 1, 1], device="cuda"))
+
+
+def test_comparisons_and_argmax():
+    a = RNG.standard_normal((3, 4))
+    b = a.copy()
+    b[0, 1] += 1.0  # equal everywhere but one element
+    dev = lambda v: nb.tensor(v, device="cuda") if isinstance(v, np.ndarray) else v  # noqa: E731
+    for op in (operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge):
+        for p, q in ((a, b), (a, b[1]), (a, 0.1), (0.1, a)):
+            r = op(dev(p), dev(q))  # a scalar on the left goes through the reflected operator
+            assert r.is_cuda and r.dtype == nb.bool
+            np.testing.assert_array_equal(r.cpu().numpy(), op(p, q))
+    x = RNG.standard_normal((3, 4, 5))
+    x[1, 2, 3] = np.nan
+    gx = nb.tensor(x, device="cuda")
+    for dim in (None, 0, 1, -1):
+        for keep in (False, True):
+            for f in ("argmax", "argmin"):
+                want = getattr(nb.tensor(x), f)(dim, keep).numpy()
+                got = getattr(nb, f)(gx, dim, keep)
+                assert got.is_cuda and got.dtype == nb.int64
+                np.testing.assert_array_equal(got.cpu().numpy(), want)
+    labels = np.array([0, 1, 2, 3])
+    logits, y = nb.tensor(x[0], device="cuda"), nb.tensor(labels, device="cuda")
+    acc = (logits.argmax(1) == y).float().mean()
+    assert acc.dtype == nb.float32
+    np.testing.assert_allclose(acc.item(), np.mean(x[0].argmax(1) == labels))
+
+
+# -- device semantics ------------------------------------------------------------------
+def test_factories_and_moves():
+    z = nb.zeros(2, 3, device="cuda")
+    assert z.is_cuda and z.device.type == "cuda" and str(z.device) == "cuda:0"
+    assert nb.ones_like(z).is_cuda and nb.zeros_like(z, device="cpu").device.type == "cpu"
+    r = nb.randn(3, device=nb.device("cuda"), dtype=nb.float64, requires_grad=True)
+    assert r.is_leaf and r.requires_grad and r.dtype == nb.float64
+    x = nb.tensor([[1.0, 2.0]])
+    assert x.cuda().cpu().tolist() == [[1.0, 2.0]] and x.to("cuda").is_cuda
+    assert x.cuda().to("cpu", nb.float64).dtype == nb.float64
+    assert nb.tensor([1, 2], device="cuda").long().cpu().tolist() == [1, 2]
+    assert nb.cuda.device_count() >= 1
+    nb.cuda.synchronize()
+    assert repr(x.cuda()) == "tensor([[1., 2.]], device='cuda:0')"
+    assert repr(r).endswith(", device='cuda:0', dtype=nbgrad.float64,\n       requires_grad=True)")
+    assert "grad_fn=<MulBackward0>" in repr(r * 2)
+
+
+def test_numpy_of_cuda_tensor_raises_pytorchs_error():
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy. Use"):
+        nb.ones(2, device="cuda").numpy()
+
+
+def test_mixing_devices_raises_pytorchs_error():
+    a, b = nb.ones(2, device="cuda"), nb.ones(2)
+    msg = "Expected all tensors to be on the same device, but found at least two devices, "
+    with pytest.raises(RuntimeError, match=msg + "cuda:0 and cpu!"):
+        a + b
+    with pytest.raises(RuntimeError, match=msg + "cpu and cuda:0!"):
+        b * a
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        nb.ones(2, 2) @ nb.ones(2, 2, device="cuda")
+    # a CPU 0-dim tensor is a scalar operand, as in PyTorch
+    assert (a * nb.tensor(3.0)).cpu().tolist() == [3.0, 3.0]
+
+
+def test_gradient_returns_to_the_cpu_through_to():
+    x = nb.tensor(X, requires_grad=True)
+    y = ((x * 2).cuda().sin() * 3).cpu().exp().sum()  # CPU, CUDA, CPU rows in one graph
+    y.backward()
+    assert x.grad.device.type == "cpu"
+    expect = np.exp(3 * np.sin(2 * X)) * 3 * np.cos(2 * X) * 2
+    np.testing.assert_allclose(x.grad.numpy(), expect, rtol=1e-12)
+
+
+def test_grad_accumulates_on_device_and_autograd_grad():
+    x = nb.tensor(X, device="cuda", requires_grad=True)
+    (x * x).sum().backward()
+    (x * x).sum().backward()
+    assert x.grad.is_cuda
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 4 * X)
+    h = x.exp()
+    h.retain_grad()
+    (gx,) = nb.autograd.grad((h * 2).sum(), x, retain_graph=True)
+    assert gx.is_cuda
+    np.testing.assert_allclose(gx.cpu().numpy(), 2 * np.exp(X))
+    (h * 2).sum().backward()
+    assert h.grad.is_cuda
+    np.testing.assert_allclose(h.grad.cpu().numpy(), 2.0)
+    y = (x.sin() * 2).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        y.backward()
+
+
+def test_ops_without_cuda_kernels_raise_naming_the_op():
+    x = nb.ones(2, 3, device="cuda", requires_grad=True)
+    for call, name in [
+        (lambda: x.cumsum(0), "cumsum"),
+        (lambda: x[0], "__getitem__"),
+        (lambda: nb.cat([x, x]), "cat"),
+        (lambda: x.amax(0), "amax"),
+    ]:
+        with pytest.raises(NotImplementedError, match=f"'{name}' has no CUDA kernel yet"):
+            call()
+
+    class Twice(nb.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with pytest.raises(NotImplementedError, match="custom autograd.Function with CUDA"):
+        Twice.apply(x)
+
+
+def test_unavailable_without_gpu_or_simulator():
+    if nb.cuda.is_available() and not nb.cuda.is_simulated():
+        pytest.skip("a real GPU is present")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="0")
+    code = (
+        "import nbgrad as nb, sys\n"
+        "assert 'numba.cuda' not in sys.modules\n"
+        "assert nb.cuda.is_available() is False and nb.cuda.device_count() == 0\n"
+        "try:\n    nb.zeros(2, device='cuda')\nexcept RuntimeError as e:\n"
+        "    assert 'CUDA is not available' in str(e)\nelse:\n    raise SystemExit(1)\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stderr
+
+
+def test_module_moves_its_parameters_in_place():
+    nn, F = nb.nn, nb.nn.functional
+    nb.manual_seed(0)
+    cpu = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    nb.manual_seed(0)
+    gpu = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+    w = gpu[0].weight
+    assert gpu.cuda() is gpu and gpu[0].weight is w  # same Parameter object, now on the GPU
+    assert w.is_cuda and isinstance(w, nn.Parameter) and w.requires_grad and w.is_leaf
+    assert repr(w).startswith("Parameter containing:\ntensor([[")
+    x, t = RNG.standard_normal((5, 4)), np.array([0, 1, 1, 0, 1])
+    lc = F.cross_entropy(cpu(nb.tensor(x, dtype=nb.float32)), nb.tensor(t))
+    lg = F.cross_entropy(gpu(nb.tensor(x, dtype=nb.float32, device="cuda")), nb.tensor(t).cuda())
+    lc.backward()
+    lg.backward()
+    np.testing.assert_allclose(lg.item(), lc.item(), rtol=1e-5)
+    for pc, pg in zip(cpu.parameters(), gpu.parameters()):
+        assert pg.grad.is_cuda
+        np.testing.assert_allclose(pg.grad.cpu().numpy(), pc.grad.numpy(), rtol=1e-4, atol=1e-6)
+    gpu.cpu()
+    assert type(w) is nn.Parameter and not w.is_cuda and w.grad.device.type == "cpu"
+    np.testing.assert_array_equal(w.detach().numpy(), cpu[0].weight.detach().numpy())
