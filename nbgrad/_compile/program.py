@@ -17,6 +17,7 @@ accumulated in the eager sweep's order, so values are bit-identical to eager exe
 """
 
 import hashlib
+import re
 
 import numpy as np
 
@@ -121,14 +122,10 @@ def _round(D, e):
 
 
 def _trig(expr):
-    import re
-
     return re.search(r"\b(sin|cos)\(", expr) is not None
 
 
 def _fast(expr):
-    import re
-
     return re.sub(r"\b(sin|cos)\(", r"v\1(", expr)
 
 
@@ -602,9 +599,10 @@ def build(tr, tracers):
     ret_dt = [tr.dtype[int(r[1:])] for r in rets]
     early = "return (" + "".join(f"np.empty(0, {_D[d]}), " for d in ret_dt) + "-2)"
     g.L = [ln.replace("@@EARLY@@", early) for ln in g.L]
+    body = _renumber("\n".join([*g.funcs, *head, *pre, *g.L, ret, ""]))
     names = ", ".join(f"w_{n} as {n}" for n in _WRAPPED)
     header = _HEADER.format(scalars=_scalars(), names=names)
-    src = "\n".join([header, *g.funcs, *head, *pre, *g.L, ret, ""])
+    src = header + "\n" + body
     name = "nbgrad_prog_" + hashlib.sha1(src.encode()).hexdigest()[:16]
     with _cache.numba_cache_dir():
         mod = load_module(name, src)
@@ -617,6 +615,18 @@ def build(tr, tracers):
         "source": src,
     }
     return mod.program, layout
+
+
+def _renumber(src):
+    """Name values by order of appearance instead of by tape slot, so the same program
+    traced again (other slots) has the same source and hits Numba's on-disk cache."""
+    ids = {}
+
+    def sub(m):
+        k = ids.setdefault(m.group(2), len(ids))
+        return f"{m.group(1)}{k}"
+
+    return re.sub(r"\b([vgscef])(\d+)\b", sub, src)
 
 
 def _value_outputs(ref):
