@@ -220,3 +220,24 @@ def test_untraceable_falls_back(body, why):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # warned once per signature
         np.testing.assert_array_equal(cf(x).numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_broadcasting_and_views_match_eager(dtype):
+    rng = np.random.default_rng(3)
+    a = torch.tensor(rng.uniform(0.1, 1, (3, 1)), dtype=dtype, requires_grad=True)
+    b = torch.tensor(rng.uniform(0.1, 1, (1, 4)), dtype=dtype, requires_grad=True)
+    c = torch.tensor(rng.uniform(0.1, 1, (4,)), dtype=dtype, requires_grad=True)
+    x = torch.tensor(rng.uniform(0.1, 1, (2, 6)), dtype=dtype)
+
+    def f(a, b, c, x):
+        y = torch.sin(a * b) + c  # (3, 1) * (1, 4), then + (4,)
+        z = (y.view(12) * 2.0).exp().unsqueeze(0)
+        loss = (x.view(1, 12) * z).sum() + (y * c).mean() + (b * b.exp()).sum()
+        return (loss, *torch.autograd.grad(loss, (a, b, c)))
+
+    cf = torch.compile(f, fallback="raise")
+    want = [t.detach().numpy() for t in f(a, b, c, x)]
+    for _ in range(2):
+        for got, w in zip(cf(a, b, c, x), want):
+            np.testing.assert_array_equal(got.numpy(), w)

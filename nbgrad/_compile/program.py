@@ -74,16 +74,14 @@ SAVE_MAX = 1 << 14  # elements: runs up to this size store values for their VJPs
 MAXRUN = 40  # rows per fused loop: compile time grows faster than linearly with loop size
 
 _D = ("np.float32", "np.float64")
+_FLAT = ("view", "unsafe_view", "unsqueeze", "squeeze", "squeeze_dim", "clone")
 
 
 def kind_of(tr, row):
     name = row.op
     if name in ew.UNARY:
         return "ew"
-    if name in ew.BINARY:
-        n = tr.shape[row.outs[0]]
-        if tr.shape[row.ins[0]] != n or tr.shape[row.ins[1]] != n:
-            raise Untraceable(f"{name} with broadcasting has no compiled replay yet")
+    if name in ew.BINARY or name in _FLAT:
         return "ew"
     if name[-3:] in ("_ts", "_st") and name[:-3] in ew.BINARY:
         return "ew"
@@ -107,6 +105,8 @@ def _rule(row):
     if name in ew.UNARY:
         _, f, vjp = ew.UNARY[name]
         return f, {"x": vjp}, ("x",)
+    if name in _FLAT:  # a view of the same elements in the same order: the identity
+        return "x", {"x": "g"}, ("x",)
     base, variant = (name, "tt") if name in ew.BINARY else (name[:-3], name[-2:])
     _, f, da, db = ew.BINARY[base]
     if variant == "tt":
@@ -190,23 +190,33 @@ class _Gen:
                 onpath.update(r.ins)
         self.needs = leads & onpath
         # elementwise runs: consecutive needed rows of one size and dtype
+        # (a broadcast operand is read by one row per run: its gradient is then
+        # scatter-added in the eager sweep's order)
         runs, cur = [], []
+        small = set()
         for k in rows:
             r = tr.rows[k]
             if self.kinds[k] == "ew":
+                bc = [u for u in r.ins if self.n(u) != self.n(r.outs[0])]
                 if cur and (
                     self.n(r.outs[0]) != self.n(tr.rows[cur[0]].outs[0])
                     or r.dt != tr.rows[cur[0]].dt
                     or (cur[-1] < tr.request_pos <= k)
                     or len(cur) >= MAXRUN
+                    or any(u in small for u in bc)
                 ):
                     runs.append(cur)
                     cur = []
+                    small = set()
+                if len(set(bc)) < len(bc):
+                    raise Untraceable(f"{r.op} of a broadcast tensor with itself")
+                small.update(bc)
                 cur.append(k)
             else:
                 if cur:
                     runs.append(cur)
                     cur = []
+                    small = set()
                 runs.append([k])
         if cur:
             runs.append(cur)
@@ -280,7 +290,7 @@ class _Gen:
             self.kept[run[0]] = [v for v in store if v in keep]
         for v in store:
             self.alloc(f"v{v}", n, D)
-        loads = [f"s{u} = v{u}[i]" for u in ext]
+        loads = [f"s{u} = v{u}[{self._idx(run, u)}]" for u in ext]
         stores = [f"v{v}[i] = s{v}" for v in store]
         lines, trig = self._fwd_lines(run, True)
         rid = run[0]
@@ -451,6 +461,11 @@ class _Gen:
             else:
                 init_of[u] = "False" if u in self.cot else "True"
                 self.arr(u)
+            if self._idx(run, u) != "i":  # scatter-added: zero-filled on first use
+                if init_of[u] != "False":
+                    self.w(f"if {init_of[u]}:")
+                    self.w(f"g{u}[:] = 0", 2)
+                init_of[u] = "bcast"
         rid = run[0]
         body = self._bwd_body(run, inside, ext, targets, init_of, fast=True)
         names = [f"v{u}" for u in ext] + [f"v{v}" for v in self.kept.get(rid, ())]
@@ -470,6 +485,26 @@ class _Gen:
         for u in targets:
             self.done(u)
 
+    def _idx(self, run, u):
+        """The index of u's element for element i of the run: "i", or for an operand
+        broadcast to the run's shape, i's coordinates dotted with u's strides."""
+        n = self.n(self.tr.rows[run[0]].outs[0])
+        if self.n(u) == n:
+            return "i"
+        row = next(self.tr.rows[k] for k in run if u in self.tr.rows[k].ins)
+        out = self.tr.shape[row.outs[0]]
+        us = (1,) * (len(out) - len(self.tr.shape[u])) + self.tr.shape[u]
+        terms, stride, inner = [], 1, 1
+        for d in range(len(out) - 1, -1, -1):
+            if us[d] != 1:
+                t = "i" if inner == 1 else f"(i // {inner})"
+                if d > 0:
+                    t = f"({t} % {out[d]})"
+                terms.append(t if stride == 1 else f"{t} * {stride}")
+                stride *= us[d]
+            inner *= out[d]
+        return " + ".join(terms) or "0"
+
     def _vjp_reads(self, run):
         """Slots whose values the VJPs of the run's rows read."""
         reads = set()
@@ -487,7 +522,7 @@ class _Gen:
 
     def _bwd_body(self, run, inside, ext, targets, init_of, fast=False):
         tr = self.tr
-        lines = [f"s{u} = v{u}[i]" for u in ext]
+        lines = [f"s{u} = v{u}[{self._idx(run, u)}]" for u in ext]
         if run[0] in self.kept:
             lines += [f"s{v} = v{v}[i]" for v in self.kept[run[0]]]
         else:
@@ -529,6 +564,9 @@ class _Gen:
                     else:
                         lines.append(f"c{u} = {_round(D, e)}")
                         local.add(u)
+                elif init_of[u] == "bcast":
+                    j = self._idx(run, u)
+                    lines.append(f"g{u}[{j}] = {_round(D, f'g{u}[{j}] + ({e})')}")
                 elif u in acc:
                     lines.append(f"e{u} = {_round(D, f'e{u} + ({e})')}")
                 else:
