@@ -241,3 +241,30 @@ def test_broadcasting_and_views_match_eager(dtype):
     for _ in range(2):
         for got, w in zip(cf(a, b, c, x), want):
             np.testing.assert_array_equal(got.numpy(), w)
+
+
+def test_matmul_and_linear_match_eager():
+    rng = np.random.default_rng(4)
+    w1 = torch.tensor(rng.standard_normal((5, 7)), requires_grad=True)
+    b1 = torch.tensor(rng.standard_normal(7), requires_grad=True)
+    lin = torch.nn.Linear(7, 2).double()
+
+    def f(x):
+        h = torch.tanh(x @ w1 + b1)  # matmul, broadcast bias
+        loss = (lin(h) ** 2).mean() + (h.unsqueeze(0) @ h.unsqueeze(2)).sum()  # batched
+        loss.backward()
+        return loss
+
+    cf = torch.compile(f, fallback="raise")
+    x = torch.tensor(rng.standard_normal((3, 5)))
+    params = [w1, b1, *lin.parameters()]
+    for p in params:
+        p.grad = None
+    want = f(x).item()
+    want_g = [p.grad.numpy().copy() for p in params]
+    for _ in range(2):
+        for p in params:
+            p.grad = None
+        assert cf(x).item() == want
+        for p, g in zip(params, want_g):
+            np.testing.assert_array_equal(p.grad.numpy(), g)

@@ -134,3 +134,25 @@ def linear_vjp(g, x, w, gx, want_x, init_x, gw, want_w, init_w, gb, want_b, init
         for r in range(m):
             for c in range(o):
                 gb[c] += g[r, c]
+
+
+@njit(**_opts)
+def matmul_vjp(g, a, b, ga, want_a, init_a, gb, want_b, init_b, B, m, kk, n, ab, bb):
+    """`linalg.vjp_matmul`'s arithmetic on flat arrays (same BLAS calls, same order)."""
+    g = g.reshape((B, m, n))
+    if want_a:
+        b3 = b.reshape((B if bb else 1, kk, n))
+        ga3 = ga.reshape((B if ab else 1, m, kk))
+        for i in range(B):
+            if init_a and (ab or i == 0):
+                np.dot(g[i], b3[i if bb else 0].T, ga3[i if ab else 0])
+            else:
+                ga3[i if ab else 0] += np.dot(g[i], b3[i if bb else 0].T)
+    if want_b:
+        a3 = a.reshape((B if ab else 1, m, kk))
+        gb3 = gb.reshape((B if bb else 1, kk, n))
+        for i in range(B):
+            if init_b and (bb or i == 0):
+                np.dot(a3[i if ab else 0].T, g[i], gb3[i if bb else 0])
+            else:
+                gb3[i if bb else 0] += np.dot(a3[i if ab else 0].T, g[i])

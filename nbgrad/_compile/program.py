@@ -65,7 +65,8 @@ import numpy as np
 from numba import njit
 from {scalars} import {names}
 from nbgrad.backends.cpu.vmath import SIN_COS_LIMIT
-from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp
+from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp, matmul_vjp
+from nbgrad.backends.cpu.blas import matmul_into
 from nbgrad.ops.losses import ce_fwd, ce_fwd_par, _ce_grad, _ce_grad_par
 INF = np.inf
 JIT = njit(cache=True, error_model="numpy")
@@ -87,6 +88,8 @@ def kind_of(tr, row):
         return "ew"
     if name in ("sum", "mean"):
         return "reduce"
+    if name.startswith("matmul_"):
+        return "matmul"
     if name in ("linear", "linear_nobias"):
         if row.iattrs[3] and slot_numel(tr, row.ins[2]) != row.iattrs[2]:
             raise Untraceable("linear with a broadcast bias has no compiled replay yet")
@@ -327,6 +330,25 @@ class _Gen:
             f"linear_fwd(v{x}.reshape(({m}, {i_})), v{wt}.reshape(({o}, {i_})), {b}, "
             f"{int(has_b)}, v{y}.reshape(({m}, {o})))"
         )
+
+    def fwd_matmul(self, r, k):
+        a, b, y = r.ins[0], r.ins[1], r.outs[0]
+        self.alloc(f"v{y}", self.n(y), self.D(y))
+        attrs = ", ".join(str(v) for v in r.iattrs[:6])
+        self.w(f"matmul_into(v{a}, v{b}, v{y}, {attrs})")
+
+    def bwd_matmul(self, r, k):
+        a, b, y = r.ins[0], r.ins[1], r.outs[0]
+        parts = []
+        for u in (a, b):
+            if u in self.needs:
+                init = self.init_arg(u)
+                parts.append(f"{self.arr(u)}, True, {init}")
+                self.done(u)
+            else:
+                parts.append(f"v{u}[:0], False, False")
+        attrs = ", ".join(str(v) for v in r.iattrs[:6])
+        self.w(f"matmul_vjp(g{y}, v{a}, v{b}, {', '.join(parts)}, {attrs})")
 
     def fwd_ce(self, r, k):
         N, C, inner, _, red, ign = r.iattrs[:6]
