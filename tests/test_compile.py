@@ -251,7 +251,7 @@ def test_matmul_and_linear_match_eager():
 
     def f(x):
         h = torch.tanh(x @ w1 + b1)  # matmul, broadcast bias
-        loss = (lin(h) ** 2).mean() + (h.unsqueeze(0) @ h.unsqueeze(2)).sum()  # batched
+        loss = (lin(h) ** 2).mean() + (h.unsqueeze(1) @ h.unsqueeze(2)).sum()  # batched
         loss.backward()
         return loss
 
@@ -268,3 +268,17 @@ def test_matmul_and_linear_match_eager():
         assert cf(x).item() == want
         for p, g in zip(params, want_g):
             np.testing.assert_array_equal(p.grad.numpy(), g)
+
+
+def test_eager_linear_accumulates_into_an_input_gradient():
+    """Found by comparing compiled and eager: linear's VJP dropped its contribution when
+    the input's gradient already had one. Checked against the closed form."""
+    rng = np.random.default_rng(5)
+    H, L = rng.standard_normal((3, 7)), rng.standard_normal((2, 7))
+    h = torch.tensor(H, requires_grad=True)
+    loss = torch.nn.functional.linear(h, torch.tensor(L)).sum() + (h * 2.0).sum()
+    np.testing.assert_allclose(torch.autograd.grad(loss, h)[0].numpy(), np.ones((3, 2)) @ L + 2)
+    w = torch.tensor(L, requires_grad=True)  # the weight used twice
+    x = torch.tensor(H)
+    loss = (torch.nn.functional.linear(x, w) + torch.nn.functional.linear(x * 2.0, w)).sum()
+    np.testing.assert_allclose(torch.autograd.grad(loss, w)[0].numpy(), 3 * np.ones((2, 3)) @ H)

@@ -121,12 +121,12 @@ def linear_vjp(g, x, w, gx, want_x, init_x, gw, want_w, init_w, gb, want_b, init
         if init_x:
             np.dot(g, w, gx)
         else:
-            gx += np.dot(g, w)
+            gx[:, :] += np.dot(g, w)
     if want_w:
         if init_w:
             np.dot(g.T, x, gw)
         else:
-            gw += np.dot(g.T, x)
+            gw[:, :] += np.dot(g.T, x)
     if want_b:
         if init_b:
             gb[:] = 0

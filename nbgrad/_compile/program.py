@@ -441,7 +441,7 @@ class _Gen:
                 parts.append(f"{self.arr(u)}.reshape({shape}), True, {init}")
                 self.done(u)
             else:
-                parts.append(f"v{x}.reshape({shape})[:0], False, False")
+                parts.append(f"v{u}.reshape({shape})[:0], False, False")
         if has_b and r.ins[2] in self.needs:
             b = r.ins[2]
             init = self.init_arg(b)

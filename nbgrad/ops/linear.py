@@ -27,14 +27,14 @@ def vjp_linear(T, k, V):
         if first(T, s_x):
             np.dot(g, w, gx)
         else:
-            gx += np.dot(g, w)
+            gx[:, :] += np.dot(g, w)  # in place (a bare += did not write through)
     if wants(T, s_w):
         x = value(T, s_x, V).reshape((m, i_))
         gw = cot(T, s_w, V).reshape((o, i_))
         if first(T, s_w):
             np.dot(g.T, x, gw)
         else:
-            gw += np.dot(g.T, x)
+            gw[:, :] += np.dot(g.T, x)
     if iattr(T, k, 3):
         s_b = in_slot(T, k, 2)
         if wants(T, s_b):
