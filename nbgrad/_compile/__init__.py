@@ -8,7 +8,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .program import build
-from .trace import Untraceable, _tensor_args, run_traced, signature
+from .trace import Untraceable, run_traced, signature
 
 __all__ = ["compile", "CompileError", "CompileWarning"]
 
@@ -58,7 +58,8 @@ class _Replay:
             return ("value", *self.values[ref[1]])
         return ref
 
-    def _tensor(self, src, tensors):
+    @staticmethod
+    def _tensor(src, tensors):
         kind, ref, shape = src
         if kind == 0:
             return tensors[ref]
@@ -67,12 +68,14 @@ class _Replay:
             return None
         return t
 
-    def run(self, args, kwargs):
-        tensors = _tensor_args(args, kwargs)
+    def run(self, tensors):
         A = []
-        for src in self.srcs:
-            t = self._tensor(src, tensors)
-            if t is None:
+        for kind, ref, shape in self.srcs:
+            if kind == 0:
+                A.append(tensors[ref]._data)
+                continue
+            t = ref()
+            if t is None or t._data.shape != shape:
                 return _RETRACE
             A.append(t._data)
         for f in self.pre:
@@ -93,6 +96,7 @@ class _Replay:
             else:
                 G.append(np.empty(d.shape, d.dtype))
                 flags.append(0)
+        flags = np.array(flags, np.int64) if flags else _NO_FLAGS
         TG = []
         for i, C, ign in self.ce:
             t = tensors[i]._data.reshape(-1)
@@ -100,7 +104,7 @@ class _Replay:
             if bad.any():
                 raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
             TG.append(t)
-        res = self.fn(tuple(A), tuple(G), np.array(flags, np.int64), tuple(TG))
+        res = self.fn(tuple(A), tuple(G), flags, tuple(TG))
         if res[-1] == -2:  # sin/cos of an argument beyond 2**20: eager picks libm there
             return _EAGER
         nv = len(self.values)
@@ -133,6 +137,7 @@ class _Replay:
 
 
 _RETRACE = object()
+_NO_FLAGS = np.zeros(0, np.int64)
 _EAGER = object()
 
 
@@ -148,8 +153,8 @@ class Compiled:
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
+        key, tensors = signature(args, kwargs)
         try:
-            key = signature(args, kwargs)
             entry = self.programs.get(key)
         except TypeError:
             return self._eager("an argument is unhashable (not a Tensor)", args, kwargs)
@@ -157,7 +162,7 @@ class Compiled:
             return self._trace(key, args, kwargs)
         if type(entry) is str:
             return self.fn(*args, **kwargs)
-        out = entry.run(args, kwargs)
+        out = entry.run(tensors)
         if out is _EAGER:
             return self.fn(*args, **kwargs)
         if out is _RETRACE:  # a captured parameter died or changed shape

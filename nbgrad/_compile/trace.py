@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 
 from ..autograd import engine
+from ..autograd.grad_mode import STATE
 from ..ops.registry import OPS
 from ..optim.optimizer import Optimizer
 from ..tape import (
@@ -223,18 +224,22 @@ def _grad_none(t, tr):
 
 
 def signature(args, kwargs):
-    """The cache key of a call: tensors by (shape, dtype, requires_grad); other arguments
-    by value (they are constants of the traced program, as static arguments in jax.jit)."""
-    from ..autograd.grad_mode import STATE
-
+    """(cache key, tensor arguments) of a call. The key: tensors by (shape, dtype,
+    requires_grad); other arguments by value (constants of the traced program, as static
+    arguments in jax.jit); the grad mode."""
+    if kwargs:
+        args = list(args) + [kwargs[k] for k in sorted(kwargs)]
     key = [STATE.enabled]
-    for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
+    tensors = []
+    for a in args:
         if isinstance(a, Tensor):
             key.append((a._data.shape, a._data.dtype.char, a._rg))
+            tensors.append(a)
         else:
-            key.append((type(a), a))  # TypeError if unhashable: the caller falls back
-    key.extend(sorted(kwargs))
-    return tuple(key)
+            key.append((type(a), a))
+    if kwargs:
+        key.extend(sorted(kwargs))
+    return tuple(key), tensors
 
 
 def _tensor_args(args, kwargs):
