@@ -71,8 +71,7 @@ def _scalar_first(f, a, op):
     return ops.get(f) if f in ops else op(0.5 * a, a)
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed, dtype", [(0, torch.float64), (1, torch.float32)])
 def test_random_programs_match_eager(seed, dtype):
     steps = _program(seed)
     rng = np.random.default_rng(seed + 10)
@@ -222,7 +221,7 @@ def test_untraceable_falls_back(body, why):
         np.testing.assert_array_equal(cf(x).numpy(), want)
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+@pytest.mark.parametrize("dtype", [torch.float32])  # (float64: the random programs)
 def test_broadcasting_and_views_match_eager(dtype):
     rng = np.random.default_rng(3)
     a = torch.tensor(rng.uniform(0.1, 1, (3, 1)), dtype=dtype, requires_grad=True)

@@ -188,10 +188,13 @@ class _Hooks:
             if o._data.size != 1 or s.size != 1 or s[0] != 1:
                 self.reject("gradients seeded with grad_outputs (only scalar losses)")
         self.inside += 1
+        n0 = TAPE.n
         try:
             res = self.run(outputs, seeds, retain_graph, wanted)
         finally:
             self.inside -= 1
+        if TAPE.n != n0:  # the backward recorded rows (create_graph, custom Functions)
+            self.reject("a gradient request that records ops (higher-order gradients)")
         roots = [o._slot for o in outputs]
         if kind == "grad":
             leaves = [(t._slot, t) for t in wanted]
