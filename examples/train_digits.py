@@ -3,6 +3,7 @@
     python examples/train_digits.py                    # nbgrad
     python examples/train_digits.py --backend torch    # the same code on PyTorch
     python examples/train_digits.py --quick            # 3 epochs (the test suite's run)
+    python examples/train_digits.py --compile          # the training step under nbgrad.compile
 
 Needs scikit-learn (the dataset ships inside it: no download); tqdm and matplotlib are
 used when installed (`pip install -e ".[examples]"`). The script is PyTorch code: only
@@ -90,6 +91,20 @@ class Progress:
             self.bar.close()
 
 
+def make_step(torch, model, opt, loss_fn, compiled):
+    """One training step; with `compiled`, under nbgrad.compile: traced once per batch
+    shape, then forward and backward run as one compiled call, then the optimizer's step."""
+
+    def step(xb, yb):
+        opt.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return torch.compile(step, fallback="raise") if compiled else step
+
+
 def train(args):
     torch = importlib.import_module(args.backend)
     limit_threads(args.threads, torch)
@@ -103,13 +118,19 @@ def train(args):
         scratch(torch.from_numpy(X_train[:8])), torch.from_numpy(y_train[:8])
     ).backward()
     torch.optim.Adam(scratch.parameters()).step()
+    loss_fn = torch.nn.CrossEntropyLoss()
+    n = len(X_train)
+    if args.compile:  # compile the step's programs (batch, last batch) on the scratch model
+        step = make_step(torch, scratch, torch.optim.Adam(scratch.parameters()), loss_fn, True)
+        for m in {args.batch_size, n % args.batch_size or args.batch_size}:
+            for _ in range(2):  # trace, then compile (cached on disk by program source)
+                step(torch.from_numpy(X_train[:m]), torch.from_numpy(y_train[:m]))
     warmup = time.perf_counter() - w0
     model = build(torch, args.hidden)
     init_like_torch(torch, model, args.seed)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    n = len(X_train)
+    step = make_step(torch, model, opt, loss_fn, args.compile)
     history = {"train_loss": [], "test_acc": []}
     reached = None
     bar = Progress(args.epochs, f"{args.backend:>6}", args.no_progress)
@@ -121,10 +142,7 @@ def train(args):
             idx = perm[i : i + args.batch_size]
             xb = torch.from_numpy(X_train[idx])
             yb = torch.from_numpy(y_train[idx])
-            opt.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            opt.step()
+            loss = step(xb, yb)
             total += loss.item() * len(idx)
         sched.step()
         acc = accuracy(torch, model, X_test, y_test)
@@ -179,17 +197,21 @@ def main(argv=None):
     ap.add_argument("--target", type=float, default=0.95, help="accuracy to time")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="3 epochs (for tests)")
+    ap.add_argument("--compile", action="store_true", help="train with nbgrad.compile(step)")
     ap.add_argument("--plot", default=None, help="PNG path (default digits_loss_<backend>.png)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--threads", type=int, default=1, help="cap BLAS/OpenMP threads (0: no cap)")
     args = ap.parse_args(argv)
+    if args.compile and args.backend != "nbgrad":
+        ap.error("--compile is nbgrad.compile (the nbgrad backend only)")
     if args.quick:
         args.epochs = 3
     r = train(args)
     reached = f"{r['time_to_target']:.2f} s" if r["time_to_target"] is not None else "not reached"
+    name = args.backend + (" compiled" if args.compile else "")
     print(
-        f"[{args.backend}] test accuracy {r['acc']:.2%} after {args.epochs} epochs; "
+        f"[{name}] test accuracy {r['acc']:.2%} after {args.epochs} epochs; "
         f"wall time {r['time']:.2f} s; time to {args.target:.0%}: {reached} "
         f"(+{r['warmup']:.2f} s untimed warm-up)"
     )

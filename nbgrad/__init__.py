@@ -66,4 +66,5 @@ from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
 from . import cuda, func, nn, optim  # noqa: E402
+from ._compile import compile  # noqa: E402, A004
 from .serialization import load, save  # noqa: E402

@@ -48,6 +48,13 @@ def test_train_digits_reaches_95(tmp_path):
     assert acc >= 95.0
 
 
+def test_train_digits_compiled(tmp_path):
+    pytest.importorskip("sklearn")
+    out = run(tmp_path, "train_digits.py", "--quick", "--compile", "--no-plot")
+    acc = float(out.split("test accuracy ")[1].split("%")[0])
+    assert "[nbgrad compiled]" in out and acc > 85.0
+
+
 def test_train_digits_torch_backend(tmp_path):
     pytest.importorskip("sklearn")
     pytest.importorskip("torch")

@@ -1,0 +1,209 @@
+"""`nbgrad.compile`: trace a function once per input signature, then replay its forward
+and backward as ONE compiled call. Design and limits: docs/compile.md."""
+
+import functools
+import warnings
+
+import numpy as np
+
+from ..tensor import Tensor
+from .program import build
+from .trace import Untraceable, run_traced, signature
+
+__all__ = ["compile", "CompileError", "CompileWarning"]
+
+
+class CompileError(RuntimeError):
+    """Raised by `compile(fn, fallback="raise")` when fn cannot be compiled."""
+
+
+class CompileWarning(UserWarning):
+    """Warned when a compiled function falls back to eager execution."""
+
+
+class _Replay:
+    """A compiled program and how to feed it from a call's arguments."""
+
+    def __init__(self, tr, fn, layout):
+        self.fn = fn
+        self.grad_mode = layout["grad_mode"]
+        self.srcs = []  # per program input: ("arg", i) or ("param", weakref, shape)
+        for s in layout["order"]:
+            if s in tr.args:
+                self.srcs.append((0, tr.args[s], None))
+            else:
+                self.srcs.append((1, tr.params[s], tr.shape[s]))
+        self.leaves = []  # gradient leaves: same sources
+        for s in layout["leaves"]:
+            if s in tr.args:
+                self.leaves.append((0, tr.args[s], tr.shape[s]))
+            else:
+                self.leaves.append((1, tr.params[s], tr.shape[s]))
+        self.leaf_index = {s: j for j, s in enumerate(layout["leaves"])}
+        self.values = {s: (j, tr.shape[s]) for j, s in enumerate(layout["out_values"])}
+        self.ce = layout["ce_targets"]
+        self.pre, self.post = tr.pre, tr.post
+        self.outputs = self._resolve(tr.outputs)
+        self.source = layout["source"]
+
+    def _resolve(self, ref):
+        """Output references as indices into the program's results."""
+        kind = ref[0]
+        if kind == "seq":
+            return ("seq", ref[1], [self._resolve(r) for r in ref[2]])
+        if kind == "grad":
+            j = self.leaf_index[ref[1]]
+            return ("grad", j) if self.grad_mode else ("leafgrad", j)
+        if kind == "value":
+            return ("value", *self.values[ref[1]])
+        return ref
+
+    @staticmethod
+    def _tensor(src, tensors):
+        kind, ref, shape = src
+        if kind == 0:
+            return tensors[ref]
+        t = ref()
+        if t is None or t._data.shape != shape:
+            return None
+        return t
+
+    def run(self, tensors):
+        A = []
+        for kind, ref, shape in self.srcs:
+            if kind == 0:
+                A.append(tensors[ref]._data)
+                continue
+            t = ref()
+            if t is None or t._data.shape != shape:
+                return _RETRACE
+            A.append(t._data)
+        for f in self.pre:
+            f(tensors)
+        leaf_t, G, flags = [], [], []
+        for src in self.leaves:
+            t = self._tensor(src, tensors)
+            if t is None:
+                return _RETRACE
+            leaf_t.append(t)
+            if self.grad_mode:
+                continue
+            g = t._grad
+            d = t._data
+            if g is not None and g._data.flags.writeable and g._data.base is None:
+                G.append(g._data)
+                flags.append(1)
+            else:
+                G.append(np.empty(d.shape, d.dtype))
+                flags.append(0)
+        flags = np.array(flags, np.int64) if flags else _NO_FLAGS
+        TG = []
+        for i, C, ign in self.ce:
+            t = tensors[i]._data.reshape(-1)
+            bad = ((t < 0) | (t >= C)) & (t != ign)
+            if bad.any():
+                raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+            TG.append(t)
+        res = self.fn(tuple(A), tuple(G), flags, tuple(TG))
+        if res[-1] == -2:  # sin/cos of an argument beyond 2**20: eager picks libm there
+            return _EAGER
+        nv = len(self.values)
+        if not self.grad_mode:
+            for t, buf, fl in zip(leaf_t, G, flags):
+                if fl:
+                    continue
+                if t._grad is None:
+                    t._grad = Tensor._make(buf, -1, False)
+                else:
+                    t._grad._data += buf
+        for f in self.post:
+            f(tensors)
+        return self._build(self.outputs, res, nv, tensors, leaf_t)
+
+    def _build(self, ref, res, nv, tensors, leaf_t):
+        kind = ref[0]
+        if kind == "value":
+            return Tensor._make(res[ref[1]].reshape(ref[2]), -1, False)
+        if kind == "const":
+            return ref[1]
+        if kind == "seq":
+            return ref[1](self._build(r, res, nv, tensors, leaf_t) for r in ref[2])
+        if kind == "grad":
+            j = ref[1]
+            return Tensor._make(res[nv + j].reshape(leaf_t[j]._data.shape), -1, False)
+        if kind == "leafgrad":
+            return leaf_t[ref[1]]._grad
+        return tensors[ref[1]]  # "arg"
+
+
+_RETRACE = object()
+_NO_FLAGS = np.zeros(0, np.int64)
+_EAGER = object()
+
+
+class Compiled:
+    """The callable `compile(fn)` returns; `.programs` maps signatures to what runs."""
+
+    def __init__(self, fn, fallback="warn"):
+        if fallback not in ("warn", "raise", "silent"):
+            raise ValueError("fallback must be 'warn', 'raise' or 'silent'")
+        self.fn = fn
+        self.fallback = fallback
+        self.programs = {}  # signature -> _Replay, or the reason it runs eagerly
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args, **kwargs):
+        key, tensors = signature(args, kwargs)
+        try:
+            entry = self.programs.get(key)
+        except TypeError:
+            return self._eager("an argument is unhashable (not a Tensor)", args, kwargs)
+        if entry is None:
+            return self._trace(key, args, kwargs)
+        if type(entry) is str:
+            return self.fn(*args, **kwargs)
+        out = entry.run(tensors)
+        if out is _EAGER:
+            return self.fn(*args, **kwargs)
+        if out is _RETRACE:  # a captured parameter died or changed shape
+            return self._trace(key, args, kwargs)
+        return out
+
+    def _trace(self, key, args, kwargs):
+        result, tr = run_traced(self.fn, args, kwargs)
+        if isinstance(tr, str):
+            self._give_up(key, tr)
+            return result
+        try:
+            fn, layout = build(tr, tr.tracers)
+            self.programs[key] = _Replay(tr, fn, layout)
+        except Untraceable as e:
+            self._give_up(key, str(e))
+        return result
+
+    def _give_up(self, key, reason):
+        self.programs[key] = reason
+        name = getattr(self.fn, "__qualname__", repr(self.fn))
+        msg = f"nbgrad.compile({name}): {reason}"
+        if self.fallback == "raise":
+            raise CompileError(msg)
+        if self.fallback == "warn":
+            warnings.warn(msg + "; running it eagerly", CompileWarning, stacklevel=4)
+
+    def _eager(self, reason, args, kwargs):
+        if self.fallback == "raise":
+            raise CompileError(f"nbgrad.compile: {reason}")
+        return self.fn(*args, **kwargs)
+
+
+def compile(fn=None, *, fallback="warn"):  # noqa: A001
+    """Compile `fn`: trace it on its first call for each input signature and replay the
+    recorded forward and backward as one compiled call on later calls.
+
+    fallback: what happens when fn cannot be compiled (the reason is in the message):
+    "warn" (default) warns once per signature and runs fn eagerly from then on, "raise"
+    raises CompileError, "silent" runs eagerly without a warning.
+    """
+    if fn is None:
+        return lambda f: Compiled(f, fallback)
+    return Compiled(fn, fallback)

@@ -1,0 +1,158 @@
+"""Compiled helpers the generated programs call: NumPy's summation order, linear and
+cross-entropy steps written against plain arrays (the eager VJPs read the tape instead).
+
+Each helper repeats the eager op's arithmetic operation for operation, so a compiled
+program's values are bit-identical to eager execution.
+"""
+
+import numpy as np
+from numba import njit
+
+_opts = {"cache": True, "error_model": "numpy"}
+BLOCK = 128  # NumPy's PW_BLOCKSIZE
+BUF = 8192  # NumPy's ufunc buffer size (casting reductions go through it)
+
+
+@njit(**_opts)
+def _block(a, lo, n, acc):
+    """A leaf of NumPy's pairwise sum (`@TYPE@_pairwise_sum` for n <= 128)."""
+    if n < 8:
+        res = acc
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    m = n - n % 8
+    i = 8
+    while i < m:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(**_opts)
+def pairwise(a, lo, n, acc):
+    """NumPy's pairwise summation of a[lo:lo+n] in a's dtype (`acc`: a zero of it): halve
+    (keeping multiples of 8) down to blocks of <= 128, add the halves' sums. Iterative,
+    because Numba cannot reload a cached recursive function."""
+    if n <= BLOCK:
+        return _block(a, lo, n, acc)
+    los = np.empty(64, np.int64)
+    ns = np.empty(64, np.int64)
+    state = np.zeros(64, np.int64)  # 0: fresh, 1: left half summed, 2: both summed
+    vals = np.empty(64, a.dtype)
+    los[0], ns[0], state[0] = lo, n, 0
+    sp, vp = 1, 0
+    while sp:
+        t = sp - 1
+        m = ns[t]
+        if m <= BLOCK:
+            vals[vp] = _block(a, los[t], m, acc)
+            vp += 1
+            sp -= 1
+            continue
+        n2 = m // 2
+        n2 -= n2 % 8
+        if state[t] == 0:
+            state[t] = 1
+            los[sp], ns[sp], state[sp] = los[t], n2, 0
+            sp += 1
+        elif state[t] == 1:
+            state[t] = 2
+            los[sp], ns[sp], state[sp] = los[t] + n2, m - n2, 0
+            sp += 1
+        else:
+            vals[vp - 2] = vals[vp - 2] + vals[vp - 1]
+            vp -= 1
+            sp -= 1
+    return vals[0]
+
+
+@njit(**_opts)
+def np_sum(a):
+    """`np.add.reduce(a)` of a contiguous float array, same dtype, same bits."""
+    z = a.dtype.type(0)
+    return z + pairwise(a, 0, a.size, z)
+
+
+@njit(**_opts)
+def np_sum64(a):
+    """`a.sum(dtype=np.float64)`: a casting reduction, so NumPy sums buffer by buffer."""
+    if a.itemsize == 8:
+        return np_sum(a)
+    n = a.size
+    res = 0.0
+    buf = np.empty(min(n, BUF), np.float64)
+    for lo in range(0, n, BUF):
+        m = min(BUF, n - lo)
+        for i in range(m):
+            buf[i] = a[lo + i]
+        res += pairwise(buf, 0, m, 0.0)
+    return res
+
+
+@njit(**_opts)
+def linear_fwd(x, w, b, has_b, out):
+    """`ops/linear.py`'s forward: out = x @ w.T (BLAS), then += b row by row."""
+    np.dot(x, w.T, out)
+    if has_b:
+        m, o = out.shape
+        for r in range(m):
+            for c in range(o):
+                out[r, c] += b[c]
+
+
+@njit(**_opts)
+def linear_vjp(g, x, w, gx, want_x, init_x, gw, want_w, init_w, gb, want_b, init_b):
+    """`vjp_linear`'s arithmetic on arrays: gx = g w, gw = g.T x, gb = column sums of g."""
+    if want_x:
+        if init_x:
+            np.dot(g, w, gx)
+        else:
+            gx[:, :] += np.dot(g, w)
+    if want_w:
+        if init_w:
+            np.dot(g.T, x, gw)
+        else:
+            gw[:, :] += np.dot(g.T, x)
+    if want_b:
+        if init_b:
+            gb[:] = 0
+        m, o = g.shape
+        for r in range(m):
+            for c in range(o):
+                gb[c] += g[r, c]
+
+
+@njit(**_opts)
+def matmul_vjp(g, a, b, ga, want_a, init_a, gb, want_b, init_b, B, m, kk, n, ab, bb):
+    """`linalg.vjp_matmul`'s arithmetic on flat arrays (same BLAS calls, same order)."""
+    g = g.reshape((B, m, n))
+    if want_a:
+        b3 = b.reshape((B if bb else 1, kk, n))
+        ga3 = ga.reshape((B if ab else 1, m, kk))
+        for i in range(B):
+            if init_a and (ab or i == 0):
+                np.dot(g[i], b3[i if bb else 0].T, ga3[i if ab else 0])
+            else:
+                ga3[i if ab else 0] += np.dot(g[i], b3[i if bb else 0].T)
+    if want_b:
+        a3 = a.reshape((B if ab else 1, m, kk))
+        gb3 = gb.reshape((B if bb else 1, kk, n))
+        for i in range(B):
+            if init_b and (bb or i == 0):
+                np.dot(a3[i if ab else 0].T, g[i], gb3[i if bb else 0])
+            else:
+                gb3[i if bb else 0] += np.dot(a3[i if ab else 0].T, g[i])

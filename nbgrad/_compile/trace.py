@@ -1,0 +1,376 @@
+"""Tracing: run the function once eagerly and read the program off the tape.
+
+Every op nbgrad records appends a tape row (op code, dtype, in/out slots, attrs), so the
+rows a call appends *are* its program. Three things make that sound:
+
+* inputs that do not require grad are replaced, for the trace only, by leaves that do
+  (sharing their memory), so every op that depends on an input records a row;
+* any other value an op reads must be a parameter (a leaf that requires grad and
+  outlives the call) or an input; anything else was computed outside autograd (under
+  `no_grad`, through `.detach()` or an integer op) and cannot be replayed: rejected;
+* the places where Python sees a value (`.item()`, `bool()`, `.numpy()`, ...) are hooked
+  while tracing, since control flow on them is frozen: rejected.
+
+Gradient requests are caught at `autograd.engine._run` (the one pass behind `backward()`,
+`autograd.grad` and everything built on them); optimizer `zero_grad`/`step` and
+`.grad = None` are recorded as Python actions replayed around the compiled call.
+"""
+
+import sys
+import weakref
+
+import numpy as np
+
+from ..autograd import engine
+from ..autograd.grad_mode import STATE
+from ..ops.registry import OPS
+from ..optim.optimizer import Optimizer
+from ..tape import (
+    R_CODE,
+    R_DT,
+    R_FLEN,
+    R_FPOS,
+    R_ILEN,
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    S_DT,
+    S_NDIM,
+    S_PROD,
+    S_SHAPE,
+    TAPE,
+)
+from ..tensor import Tensor
+
+
+class Untraceable(Exception):
+    """`fn` did something a compiled program cannot replay (the message says what)."""
+
+
+class Row:
+    """One recorded op: `op` name, dtype code, output/input slots, int/float attrs."""
+
+    __slots__ = ("op", "dt", "outs", "ins", "iattrs", "fattrs")
+
+    def __init__(self, op, dt, outs, ins, iattrs, fattrs):
+        self.op, self.dt, self.outs, self.ins = op, dt, outs, ins
+        self.iattrs, self.fattrs = iattrs, fattrs
+
+    def __repr__(self):
+        return f"Row({self.op}, {self.outs} <- {self.ins}, {self.iattrs}, {self.fattrs})"
+
+
+class Trace:
+    """What one traced call did; `program.build` turns it into a compiled program."""
+
+    def __init__(self):
+        self.rows = []  # Row, in recording order
+        self.shape = {}  # slot -> shape
+        self.dtype = {}  # slot -> 0 float32 / 1 float64
+        self.args = {}  # slot -> index among the call's tensor arguments
+        self.params = {}  # slot -> weakref of a captured leaf that requires grad
+        self.int_args = {}  # data address -> index of an integer tensor argument
+        self.request = None  # (kind, roots, [(leaf slot, tensor)], {slot: id(buffer)})
+        self.request_pos = 0  # rows recorded before the gradient request
+        self.tracers = set()  # ids of the stand-ins for inputs that do not require grad
+        self.outputs = None  # the call's result with tensors replaced by references
+        self.pre = []  # Python actions before the compiled call
+        self.post = []  # ... and after it
+
+
+_WATCHED = ("item", "tolist", "numpy", "__array__", "__bool__", "__float__", "__int__")
+_WATCHED += ("__index__",)
+
+
+class _Hooks:
+    """Install the tracing hooks for the duration of one traced call."""
+
+    def __init__(self, tr, start):
+        self.tr, self.start = tr, start
+        self.rejected = None
+        self.leaf_tensors = {}  # slot -> tensor given a slot during the trace
+        self.results = []  # per gradient request: {slot: buffer}
+        self.inside = 0  # > 0 while nbgrad's own code runs (its .item() etc. are fine)
+
+    def reject(self, why):
+        if self.rejected is None:
+            self.rejected = why
+
+    def __enter__(self):
+        hooks = self
+        T = TAPE
+        self.saved_methods = {m: Tensor.__dict__[m] for m in _WATCHED}
+        for m, f in self.saved_methods.items():
+            setattr(Tensor, m, self._watch(m, f))
+        self.grad_prop = Tensor.__dict__["grad"]
+        prop = self.grad_prop
+
+        def set_grad(t, value):
+            if value is not None:
+                hooks.reject("assigning a tensor to .grad inside a compiled function")
+            else:
+                hooks.action(_grad_none(t, hooks.tr), "grad = None")
+            prop.fset(t, value)
+
+        Tensor.grad = property(prop.fget, set_grad, prop.fdel)
+        self.run = engine._run
+        engine._run = self._run
+        self.zero_grad, self.step = Optimizer.zero_grad, Optimizer.step
+
+        def zero_grad(opt, set_to_none=True):
+            hooks.action(lambda ts: hooks.zero_grad(opt, set_to_none), "zero_grad")
+            return hooks.zero_grad(opt, set_to_none)
+
+        def step(opt, closure=None):
+            if closure is not None:
+                hooks.reject("optimizer.step(closure)")
+            hooks.action(lambda ts: hooks.step(opt), "step")
+            hooks.inside += 1
+            try:
+                return hooks.step(opt, closure)
+            finally:
+                hooks.inside -= 1
+
+        Optimizer.zero_grad, Optimizer.step = zero_grad, step
+        self.leaf_slot = T.leaf_slot
+
+        def leaf_slot(t):
+            s = hooks.leaf_slot(t)
+            hooks.leaf_tensors[s] = t
+            return s
+
+        T.leaf_slot = leaf_slot
+        T.collect = lambda: None  # no compaction mid-trace: the rows must stay put
+        return self
+
+    def __exit__(self, *exc):
+        for m, f in self.saved_methods.items():
+            setattr(Tensor, m, f)
+        Tensor.grad = self.grad_prop
+        engine._run = self.run
+        Optimizer.zero_grad, Optimizer.step = self.zero_grad, self.step
+        del TAPE.leaf_slot
+        del TAPE.collect
+        return False
+
+    def _watch(self, name, f):
+        hooks = self
+
+        def watched(t, *a, **k):
+            if not hooks.inside and t._rg:
+                hooks.reject(
+                    f"Tensor.{name.strip('_')}() of a traced tensor (Python would see "
+                    "its value, so control flow depending on it would be frozen)"
+                )
+            return f(t, *a, **k)
+
+        watched.__name__ = name
+        return watched
+
+    def action(self, fn, what):
+        """A Python action: before the program if no row was recorded yet, after it if
+        the gradient request already happened."""
+        if TAPE.n == self.start and not self.results:
+            self.tr.pre.append(fn)
+        elif self.results:
+            self.tr.post.append((fn, TAPE.n))
+        else:
+            self.reject(f"{what} between the forward ops and the gradient request")
+
+    def _run(self, outputs, seeds, retain_graph, wanted):
+        caller = sys._getframe(1).f_code.co_name
+        kind = "grad" if caller == "grad" else ("backward" if wanted is None else None)
+        if kind is None:
+            self.reject("backward(inputs=...)")
+        if self.results:
+            self.reject("more than one gradient request in one compiled function")
+        for o, s in zip(outputs, seeds):
+            if o._data.size != 1 or s.size != 1 or s[0] != 1:
+                self.reject("gradients seeded with grad_outputs (only scalar losses)")
+        self.inside += 1
+        n0 = TAPE.n
+        try:
+            res = self.run(outputs, seeds, retain_graph, wanted)
+        finally:
+            self.inside -= 1
+        if TAPE.n != n0:  # the backward recorded rows (create_graph, custom Functions)
+            self.reject("a gradient request that records ops (higher-order gradients)")
+        roots = [o._slot for o in outputs]
+        if kind == "grad":
+            leaves = [(t._slot, t) for t in wanted]
+        else:
+            leaves = []
+            for s in res:
+                t = TAPE.watch[s]()
+                leaves.append((s, t))
+        bufs = {s: id(b) for s, b in res.items() if b is not None}
+        self.tr.request = (kind, roots, leaves, bufs)
+        self.tr.request_pos = TAPE.n - self.start
+        self.results.append(res)
+        return res
+
+
+def _grad_none(t, tr):
+    """The replayed `t.grad = None`: t is found among the call's arguments, else it is a
+    captured tensor (held weakly)."""
+    for i, u in enumerate(tr.used):
+        if u is t:
+            return lambda ts: setattr(ts[i], "grad", None)
+    ref = weakref.ref(t)
+
+    def clear(ts):
+        u = ref()
+        if u is not None:
+            u.grad = None
+
+    return clear
+
+
+def signature(args, kwargs):
+    """(cache key, tensor arguments) of a call. The key: tensors by (shape, dtype,
+    requires_grad); other arguments by value (constants of the traced program, as static
+    arguments in jax.jit); the grad mode."""
+    if kwargs:
+        args = list(args) + [kwargs[k] for k in sorted(kwargs)]
+    key = [STATE.enabled]
+    tensors = []
+    for a in args:
+        if isinstance(a, Tensor):
+            key.append((a._data.shape, a._data.dtype.char, a._rg))
+            tensors.append(a)
+        else:
+            key.append((type(a), a))
+    if kwargs:
+        key.extend(sorted(kwargs))
+    return tuple(key), tensors
+
+
+def _tensor_args(args, kwargs):
+    return [a for a in list(args) + [kwargs[k] for k in sorted(kwargs)] if isinstance(a, Tensor)]
+
+
+def run_traced(fn, args, kwargs):
+    """Call fn(*args, **kwargs) eagerly while tracing; returns (result, Trace or reason)."""
+    tr = Trace()
+    tensors = _tensor_args(args, kwargs)
+    subst = {}
+    for i, t in enumerate(tensors):
+        d = t._data
+        if d.dtype.kind == "f":
+            if not t._rg:  # a stand-in that requires grad, so ops on it record rows
+                subst[id(t)] = Tensor._make(d, -1, True)
+                tr.tracers.add(id(subst[id(t)]))
+        elif d.dtype.kind in "iub":
+            tr.int_args[d.__array_interface__["data"][0]] = i
+    if subst:
+        args = tuple(subst.get(id(a), a) for a in args)
+        kwargs = {k: subst.get(id(v), v) for k, v in kwargs.items()}
+    used = tr.used = [subst.get(id(t), t) for t in tensors]
+    T = TAPE
+    T.reserve(64, 8)
+    start = T.n
+    with _Hooks(tr, start) as hooks:
+        result = fn(*args, **kwargs)
+    if hooks.rejected:
+        return result, hooks.rejected
+    try:
+        _read_rows(tr, start, used, hooks)
+        tr.outputs = _outputs(tr, result, used, start)
+    except Untraceable as e:
+        return result, str(e)
+    for _, n in tr.post:
+        if n != T.n:
+            return result, "ops recorded after optimizer.step()"
+    tr.post = [f for f, _ in tr.post]
+    if tr.request is None and not tr.rows:
+        return result, "nothing to compile (no recorded op)"
+    return _detach(result), tr
+
+
+def _detach(x):
+    if isinstance(x, Tensor):
+        return Tensor._make(x._data, -1, False) if x._rg else x
+    if isinstance(x, (tuple, list)):
+        return type(x)(_detach(v) for v in x)
+    return x
+
+
+def _read_rows(tr, start, used, hooks):
+    T = TAPE
+    R, I, F, S = T.R, T.I, T.F, T.S
+    for k in range(start, T.n):
+        p, ni, no = int(R[k, R_IPOS]), int(R[k, R_NIN]), int(R[k, R_NOUT])
+        ln, fp, fl = int(R[k, R_ILEN]), int(R[k, R_FPOS]), int(R[k, R_FLEN])
+        pay = I[p : p + ln].tolist()
+        op = OPS[int(R[k, R_CODE])].name
+        row = Row(
+            op,
+            int(R[k, R_DT]),
+            pay[:no],
+            pay[no : no + ni],
+            pay[no + ni :],
+            F[fp : fp + fl].tolist(),
+        )
+        tr.rows.append(row)
+    slots = {s for r in tr.rows for s in r.outs + r.ins}
+    for s in slots:
+        nd = int(S[s, S_NDIM])
+        tr.shape[s] = tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist())
+        tr.dtype[s] = int(S[s, S_DT])
+    arg_slot = {t._slot: i for i, t in enumerate(used) if t._slot >= 0}
+    produced = {s for r in tr.rows for s in r.outs}
+    for s in slots - produced:
+        if s in arg_slot:
+            tr.args[s] = arg_slot[s]
+            continue
+        if S[s, S_PROD] >= 0:
+            raise Untraceable("a captured tensor computed before the call (not a leaf) is used")
+        t = hooks.leaf_tensors.get(s)
+        if t is None:
+            ref = T.watch.get(s)
+            t = ref() if ref is not None else None
+        if t is None or not t._rg:
+            raise Untraceable(
+                "a tensor that is neither an argument nor a parameter is used (a constant "
+                "tensor made inside the function, a captured tensor that does not require "
+                "grad, or a value computed outside autograd: pass it as an argument)"
+            )
+        tr.params[s] = weakref.ref(t)
+
+
+def _outputs(tr, result, used, start):
+    """The result with every tensor replaced by a reference to where replay finds it."""
+    grads = {}
+    if tr.request is not None:
+        kind, roots, leaves, bufs = tr.request
+        grads = {b: s for s, b in bufs.items()}
+    produced = {s for r in tr.rows for s in r.outs}
+    leafgrad = {}
+    if tr.request is not None:
+        for s, t in tr.request[2]:
+            if t is not None and t._grad is not None:
+                leafgrad[id(t._grad)] = s
+
+    def ref(x):
+        if x is None or isinstance(x, (bool, int, float, str)):
+            return ("const", x)
+        if isinstance(x, (tuple, list)):
+            return ("seq", type(x), [ref(v) for v in x])
+        if not isinstance(x, Tensor):
+            raise Untraceable(f"the function returned a {type(x).__name__}")
+        if id(x._data) in grads:
+            return ("grad", grads[id(x._data)])
+        if id(x) in leafgrad:
+            return ("grad", leafgrad[id(x)])
+        if x._slot in produced:
+            return ("value", x._slot)
+        for i, t in enumerate(used):
+            if x is t:
+                return ("arg", i)
+        raise Untraceable("the function returned a tensor it did not compute from its inputs")
+
+    return ref(result)
+
+
+def slot_numel(tr, s):
+    return int(np.prod(tr.shape[s], dtype=np.int64))

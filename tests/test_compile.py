@@ -1,0 +1,283 @@
+"""nbgrad.compile: compiled replays equal eager execution bit for bit; re-tracing on new
+signatures; what cannot be compiled falls back (with a warning) or raises, never silently
+differs. Eager execution itself is checked against PyTorch and finite differences by the
+other test files, so here eager is the reference."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import nbgrad as torch
+from nbgrad._compile import CompileError, CompileWarning
+from nbgrad.ops import elementwise as ew
+
+# unary ops whose domain includes (0.1, 0.9) and whose outputs stay in a sane range there
+UNARY = [n for n in ew.UNARY if n not in ("acos", "asin", "sign", "floor", "ceil", "round")]
+BINARY = ["add", "sub", "mul", "div", "pow", "atan2", "maximum", "minimum"]
+
+
+def _program(seed):
+    """A random straight-line program over the elementwise table: a list of steps."""
+    rng = np.random.default_rng(seed)
+    steps = []
+    for _ in range(10):
+        kind = rng.integers(0, 4)
+        if kind == 0:
+            steps.append(("u", str(rng.choice(UNARY))))
+        else:
+            steps.append(
+                ("btt ts st".split()[kind - 1], str(rng.choice(BINARY)), rng.integers(0, 1 << 30))
+            )
+    return steps
+
+
+def _squash(t):
+    return torch.sigmoid(t) * 0.8 + 0.1  # back into (0.1, 0.9): every op stays in domain
+
+
+def _run(steps, x, w):
+    vals = [x, w]
+    for st in steps:
+        f = st[1]
+        a = vals[-1]
+        if st[0] == "u":
+            r = getattr(torch, f)(a) if f not in ("gelu", "silu", "gelu_tanh") else _nn(f, a)
+        else:
+            b = vals[int(st[2]) % len(vals)]
+            op = getattr(torch, f)
+            if st[0] == "btt":
+                r = op(a, b)
+            elif st[0] == "ts":
+                r = _scalar_second(f, a, op)
+            else:
+                r = _scalar_first(f, a, op)
+        vals.append(_squash(r))
+    return vals[-1].sum() + (vals[-3] * x).mean()
+
+
+def _nn(f, a):
+    F = torch.nn.functional
+    return F.gelu(a, approximate="tanh") if f == "gelu_tanh" else getattr(F, f)(a)
+
+
+def _scalar_second(f, a, op):
+    ops = {"add": a + 0.7, "sub": a - 0.7, "mul": a * 0.7, "div": a / 0.7, "pow": a**0.7}
+    return ops.get(f) if f in ops else op(a, a * 0.5)
+
+
+def _scalar_first(f, a, op):
+    ops = {"add": 0.3 + a, "sub": 0.3 - a, "mul": 0.3 * a, "div": 0.3 / a, "pow": 0.3**a}
+    return ops.get(f) if f in ops else op(0.5 * a, a)
+
+
+@pytest.mark.parametrize("seed, dtype", [(0, torch.float64), (1, torch.float32)])
+def test_random_programs_match_eager(seed, dtype):
+    steps = _program(seed)
+    rng = np.random.default_rng(seed + 10)
+    x = torch.tensor(rng.uniform(0.1, 0.9, 12), dtype=dtype, requires_grad=True)
+    w = torch.tensor(rng.uniform(0.1, 0.9, 12), dtype=dtype, requires_grad=True)
+
+    def f(x, w):
+        loss = _run(steps, x, w)
+        gx, gw = torch.autograd.grad(loss, (x, w))
+        return loss, gx, gw
+
+    cf = torch.compile(f, fallback="raise")
+    want = [t.detach().numpy() for t in f(x, w)]
+    for _ in range(2):  # the trace, then the compiled replay
+        got = [t.numpy() for t in cf(x, w)]
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+    assert len(cf.programs) == 1 and not isinstance(next(iter(cf.programs.values())), str)
+    # new values, same signature: the replay, not a trace
+    x2 = torch.tensor(rng.uniform(0.1, 0.9, 12), dtype=dtype, requires_grad=True)
+    for a, b in zip(cf(x2, w), f(x2, w)):
+        np.testing.assert_array_equal(a.numpy(), b.detach().numpy())
+
+
+def _chain(x):
+    y = x
+    for _ in range(5):
+        y = torch.sin(y * 1.01) + x
+    return y.sum()
+
+
+def test_backward_accumulates_like_eager():
+    arr = np.linspace(-1, 1, 9)
+
+    def f(x):
+        loss = _chain(x)
+        loss.backward()
+        return loss
+
+    cf = torch.compile(f, fallback="raise")
+    xe = torch.tensor(arr, requires_grad=True)
+    xc = torch.tensor(arr, requires_grad=True)
+    for _ in range(3):  # no zero_grad: .grad accumulates across calls, as eager
+        le, lc = f(xe), cf(xc)
+        assert le.item() == lc.item()
+        np.testing.assert_array_equal(xc.grad.numpy(), xe.grad.numpy())
+    assert not lc.requires_grad  # outputs of a compiled function are detached
+
+
+def test_retrace_on_new_signature():
+    cf = torch.compile(lambda x: torch.autograd.grad(_chain(x), x)[0], fallback="raise")
+    for n in (5, 7, 5):
+        x = torch.linspace(-1, 1, n, dtype=torch.float64, requires_grad=True)
+        (want,) = torch.autograd.grad(_chain(x), x)
+        np.testing.assert_array_equal(cf(x).numpy(), want.numpy())
+        np.testing.assert_array_equal(cf(x).numpy(), want.numpy())
+    assert len(cf.programs) == 2
+    x32 = torch.linspace(-1, 1, 5, dtype=torch.float32, requires_grad=True)
+    cf(x32)
+    assert len(cf.programs) == 3
+
+
+def _mlp(seed):
+    torch.manual_seed(seed)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(20, 16), nn.ReLU(), nn.Linear(16, 3))
+    return model, torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+
+def test_training_step_matches_eager():
+    rng = np.random.default_rng(0)
+    xs = [torch.from_numpy(rng.standard_normal((8, 20)).astype(np.float32)) for _ in range(3)]
+    ys = [torch.from_numpy(rng.integers(0, 3, 8)) for _ in range(3)]
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def make(model, opt):
+        def step(x, y):
+            opt.zero_grad()
+            loss = loss_fn(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return step
+
+    (me, oe), (mc, oc) = _mlp(0), _mlp(0)
+    eager, comp = make(me, oe), torch.compile(make(mc, oc), fallback="raise")
+    for x, y in zip(xs, ys):
+        assert eager(x, y).item() == comp(x, y).item()
+    for p, q in zip(me.parameters(), mc.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+    bad = torch.from_numpy(np.array([0, 1, 2, 3, 0, 1, 2, 0]))
+    with pytest.raises(IndexError, match="Target 3 is out of bounds"):
+        comp(xs[0], bad)
+
+
+def test_item_in_control_flow_falls_back():
+    def f(x):
+        loss = (x * x).sum()
+        if loss.item() > 1.0:  # Python branches on a traced value
+            loss = loss * 2.0
+        return torch.autograd.grad(loss, x)[0]
+
+    cf = torch.compile(f)
+    x = torch.tensor([2.0, 1.0], requires_grad=True)
+    with pytest.warns(CompileWarning, match="item"):
+        g = cf(x)
+    np.testing.assert_array_equal(g.numpy(), [8.0, 4.0])
+    small = torch.tensor([0.1, 0.2], requires_grad=True)
+    np.testing.assert_allclose(cf(small).numpy(), [0.2, 0.4])  # eager: the other branch
+    with pytest.raises(CompileError, match="item"):
+        torch.compile(f, fallback="raise")(x)
+
+
+class _Cube(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x**3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 3 * x * x * g
+
+
+@pytest.mark.parametrize(
+    "body, why",
+    [
+        (lambda x: _Cube.apply(x).sum(), "custom"),
+        (lambda x: (x * torch.tensor(2.0, dtype=torch.float64)).sum(), "neither an argument"),
+        (lambda x: (x.detach() * x).sum(), "neither an argument"),
+        (lambda x: x.cumsum(0).sum(), "cumsum"),
+    ],
+)
+def test_untraceable_falls_back(body, why):
+    def f(x):
+        return torch.autograd.grad(body(x), x)[0]
+
+    x = torch.tensor([0.5, -1.5, 2.0], dtype=torch.float64, requires_grad=True)
+    want = f(x).numpy()
+    cf = torch.compile(f)
+    with pytest.warns(CompileWarning, match=why):
+        np.testing.assert_array_equal(cf(x).numpy(), want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warned once per signature
+        np.testing.assert_array_equal(cf(x).numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32])  # (float64: the random programs)
+def test_broadcasting_and_views_match_eager(dtype):
+    rng = np.random.default_rng(3)
+    a = torch.tensor(rng.uniform(0.1, 1, (3, 1)), dtype=dtype, requires_grad=True)
+    b = torch.tensor(rng.uniform(0.1, 1, (1, 4)), dtype=dtype, requires_grad=True)
+    c = torch.tensor(rng.uniform(0.1, 1, (4,)), dtype=dtype, requires_grad=True)
+    x = torch.tensor(rng.uniform(0.1, 1, (2, 6)), dtype=dtype)
+
+    def f(a, b, c, x):
+        y = torch.sin(a * b) + c  # (3, 1) * (1, 4), then + (4,)
+        z = (y.view(12) * 2.0).exp().unsqueeze(0)
+        loss = (x.view(1, 12) * z).sum() + (y * c).mean() + (b * b.exp()).sum()
+        return (loss, *torch.autograd.grad(loss, (a, b, c)))
+
+    cf = torch.compile(f, fallback="raise")
+    want = [t.detach().numpy() for t in f(a, b, c, x)]
+    for _ in range(2):
+        for got, w in zip(cf(a, b, c, x), want):
+            np.testing.assert_array_equal(got.numpy(), w)
+
+
+def test_matmul_and_linear_match_eager():
+    rng = np.random.default_rng(4)
+    w1 = torch.tensor(rng.standard_normal((5, 7)), requires_grad=True)
+    b1 = torch.tensor(rng.standard_normal(7), requires_grad=True)
+    lin = torch.nn.Linear(7, 2).double()
+
+    def f(x):
+        h = torch.tanh(x @ w1 + b1)  # matmul, broadcast bias
+        loss = (lin(h) ** 2).mean() + (h.unsqueeze(1) @ h.unsqueeze(2)).sum()  # batched
+        loss.backward()
+        return loss
+
+    cf = torch.compile(f, fallback="raise")
+    x = torch.tensor(rng.standard_normal((3, 5)))
+    params = [w1, b1, *lin.parameters()]
+    for p in params:
+        p.grad = None
+    want = f(x).item()
+    want_g = [p.grad.numpy().copy() for p in params]
+    for _ in range(2):
+        for p in params:
+            p.grad = None
+        assert cf(x).item() == want
+        for p, g in zip(params, want_g):
+            np.testing.assert_array_equal(p.grad.numpy(), g)
+
+
+def test_eager_linear_accumulates_into_an_input_gradient():
+    """Found by comparing compiled and eager: linear's VJP dropped its contribution when
+    the input's gradient already had one. Checked against the closed form."""
+    rng = np.random.default_rng(5)
+    H, L = rng.standard_normal((3, 7)), rng.standard_normal((2, 7))
+    h = torch.tensor(H, requires_grad=True)
+    loss = torch.nn.functional.linear(h, torch.tensor(L)).sum() + (h * 2.0).sum()
+    np.testing.assert_allclose(torch.autograd.grad(loss, h)[0].numpy(), np.ones((3, 2)) @ L + 2)
+    w = torch.tensor(L, requires_grad=True)  # the weight used twice
+    x = torch.tensor(H)
+    loss = (torch.nn.functional.linear(x, w) + torch.nn.functional.linear(x * 2.0, w)).sum()
+    np.testing.assert_allclose(torch.autograd.grad(loss, w)[0].numpy(), 3 * np.ones((2, 3)) @ H)
