@@ -65,5 +65,8 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
-from . import nn, optim  # noqa: E402
+# nn imports ops/losses.py: its kernels must be defined under the hashed cache dir too
+# (Numba's own cache would not notice edits to the helpers they inline)
+with _cache.numba_cache_dir():
+    from . import nn, optim  # noqa: E402
 from .serialization import load, save  # noqa: E402

@@ -11,7 +11,9 @@ import math
 import warnings
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
 from .. import _dtype
@@ -31,12 +33,26 @@ PAR_MIN = 1 << 15
 _launch_threads()
 
 
+@intrinsic
+def _fmax(typingctx, a, b):
+    """IEEE maximum (NaN propagates) via ``llvm.maximum``: LLVM vectorises a reduction over
+    it, where it leaves a `v if v > m else m` (or `max`) reduction scalar (10x slower)."""
+    if not (isinstance(a, types.Float) and a == b):
+        return None
+
+    def codegen(context, builder, sig, args):
+        t = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.maximum", [t], ir.FunctionType(t, [t, t]))
+        return builder.call(fn, args)
+
+    return a(a, b), codegen
+
+
 @njit(cache=True, fastmath=True)
 def rmax(x):
-    m = -np.inf
+    m = x.dtype.type(-np.inf)
     for i in range(x.size):
-        v = x[i]
-        m = v if v > m else m
+        m = _fmax(m, x[i])
     return m
 
 
