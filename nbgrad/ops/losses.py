@@ -170,14 +170,8 @@ def _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
     return lsum, wsum, nign, -1
 
 
-@njit(cache=True, error_model="numpy")
-def ce_fwd(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
-    return _ce_range(x.reshape(x.size), t, w, has_w, ignore, prob, C, eps, lse, loss, p, 0, M)
-
-
 @njit(cache=True, parallel=True, error_model="numpy")
-def ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
-    x = x.reshape(x.size)
+def _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
     nt = min(M, 64)
     chunk = (M + nt - 1) // nt
     res = np.zeros((nt, 4))
@@ -192,6 +186,17 @@ def ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
             bad = int(res[q, 3])
             break
     return res[:, 0].sum(), res[:, 1].sum(), int(res[:, 2].sum()), bad
+
+
+@njit(cache=True, error_model="numpy")
+def ce_fwd(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
+    """Rows of x (flat (M, C)): (sum of losses, of target weights, ignored rows, first bad
+    row or -1), then the addresses of x, t, w, lse, p for the VJP (one call from Python)."""
+    if x.size >= PAR_MIN and M > 1:
+        r = _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p)
+    else:
+        r = _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, 0, M)
+    return r + (x.ctypes.data, t.ctypes.data, w.ctypes.data, lse.ctypes.data, p.ctypes.data)
 
 
 @njit(cache=True, error_model="numpy")
@@ -509,7 +514,10 @@ def cross_entropy(
     eps = float(label_smoothing)
     if not 0.0 <= eps <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
-    N, C, inner, out_shape = _class_layout(x, target, "cross_entropy")
+    if xd.ndim == 2:  # the common case, without _class_layout's generality
+        (N, C), inner, out_shape = xd.shape, 1, xd.shape[:1]
+    else:
+        N, C, inner, out_shape = _class_layout(x, target, "cross_entropy")
     td = target._data
     prob = td.dtype.kind == "f" and td.shape == xd.shape
     w, has_w = _check_weight(weight, C, x, None if prob else "nll_loss_forward")
@@ -536,8 +544,7 @@ def cross_entropy(
     loss = np.empty(M if red == NONE else 0, xd.dtype)
     p = np.empty(M * C if record and x._rg else 0, xd.dtype)
     ign = int(ignore_index)
-    f = ce_fwd_par if xd.size >= PAR_MIN and M > 1 else ce_fwd
-    lsum, wsum, nign, bad = f(xr, t, w, has_w, ign, prob, M, C, eps, lse, loss, p)
+    lsum, wsum, nign, bad, *addrs = ce_fwd(xr, t, w, has_w, ign, prob, M, C, eps, lse, loss, p)
     if bad >= 0:
         raise IndexError(f"Target {int(t[bad])} is out of bounds.")
     if red == NONE:
@@ -555,8 +562,7 @@ def cross_entropy(
         op = _CE if eps == 0.0 else _CE_LS
     it = 1 if len(ins) > 1 and ins[1] is target else -1
     iw = len(ins) - 1 if len(ins) > 1 and ins[-1] is weight else -1
-    attrs = (M, C, inner, int(prob), red, ign, has_w, nign, it, iw)
-    attrs += (_addr(xr), _addr(t), _addr(w), _addr(lse), _addr(p))
+    attrs = (M, C, inner, int(prob), red, ign, has_w, nign, it, iw, *addrs)
     return emit(op, out, ins, iattrs=attrs, fattrs=(eps, scale), saved=(xr, t, w, lse, p))
 
 

@@ -2,9 +2,10 @@
 
 A tensor is seen as (outer, n, inner) around the softmax dim. Rows along the last dim
 (inner == 1) are processed in place; other dims go through a small contiguous buffer.
-exp is the vectorisable `vmath.vexp`; max and sum reductions are separate helpers compiled
-with reassociation allowed, so LLVM vectorises them (the vmath functions must not be
-compiled with fast-math, hence the split).
+exp is the vectorisable `vmath.vexp`; the sum reductions are compiled with reassociation
+allowed, so LLVM vectorises them (vexp's kernels keep their own strict flags inside such a
+loop), and the max reduction uses `llvm.maximum`, which LLVM vectorises where it leaves a
+compare-and-select max scalar.
 """
 
 import math
@@ -72,12 +73,16 @@ def rdot(x, y):
     return s
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"}, error_model="numpy")
 def exp_shift(x, m, o):
-    """o = exp(x - m); returns sum(o)."""
+    """o = exp(x - m); returns sum(o), in one vectorised pass (vexp keeps its own strict
+    flags whatever the caller's fastmath, see vmath)."""
+    s = x.dtype.type(0)
     for i in range(x.size):
-        o[i] = vexp(x[i] - m)
-    return rsum(o)
+        e = vexp(x[i] - m)
+        o[i] = e
+        s += e
+    return s
 
 
 @njit(cache=True, error_model="numpy")
