@@ -65,6 +65,9 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
-from . import cuda, func, nn, optim  # noqa: E402
+# nn imports ops/losses.py: its kernels must be defined under the hashed cache dir too
+# (Numba's own cache would not notice edits to the helpers they inline)
+with _cache.numba_cache_dir():
+    from . import cuda, func, nn, optim  # noqa: E402
 from ._compile import compile  # noqa: E402, A004
 from .serialization import load, save  # noqa: E402

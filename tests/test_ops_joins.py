@@ -162,6 +162,34 @@ def test_setitem_advanced():
 
 
 @needs_torch
+def test_index_put_duplicates_as_torch():
+    """Without accumulate, duplicate indices: the last write wins and, as in PyTorch, every
+    written value gets the cotangent at its destination (PyTorch calls the forward
+    undefined; this is what its CPU kernel and its backward formula do)."""
+    idx = np.array([0, 2, 0])
+    parity(
+        lambda x, v: x.index_put((T(idx),), v),
+        lambda x, v: x.index_put((torch.tensor(idx),), v),
+        rng.standard_normal(4),
+        rng.standard_normal(3),
+        rtol=1e-12,
+    )
+
+    def setitem(mod, x, v):
+        y = x * 1.0
+        y[(T if mod is nbgrad else torch.tensor)(np.array([1, 2, 1]))] = v
+        return y
+
+    parity(
+        lambda x, v: setitem(nbgrad, x, v),
+        lambda x, v: setitem(torch, x, v),
+        A,
+        rng.standard_normal(4),  # one row broadcast to the three writes
+        rtol=1e-12,
+    )
+
+
+@needs_torch
 def test_indexing_errors():
     same_error(lambda a: a[T(np.array([0, 3]))], lambda a: a[torch.tensor([0, 3])], A)
     same_error(lambda a: a[T(np.array([True, False]))], lambda a: a[torch.tensor([True, False])], A)
@@ -194,6 +222,11 @@ EINSUM = [
     ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
     ("iij,jk->ik", [(3, 3, 2), (2, 4)]),
     ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    # size-1 dims broadcast, also on an operand with a repeated letter
+    ("ii,i->i", [(1, 1), (3,)]),
+    ("bii,bi->bi", [(1, 3, 3), (2, 3)]),
+    ("iij,ij->j", [(1, 1, 2), (3, 2)]),
+    ("bij,bjk->bik", [(2, 3, 0), (2, 0, 4)]),  # empty contraction: zeros
 ]
 
 
@@ -229,3 +262,10 @@ def test_einsum_errors():
     same_error(lambda a: nbgrad.einsum("ijk->i", a), lambda a: torch.einsum("ijk->i", a), A)
     same_error(lambda a: nbgrad.einsum("ij,jk->ik", a), lambda a: torch.einsum("ij,jk->ik", a), A)
     same_error(lambda a: nbgrad.einsum("ij->iz", a), lambda a: torch.einsum("ij->iz", a), A)
+    # a repeated letter takes a diagonal: its sizes must match (no broadcasting within one
+    # operand)
+    for eq, shapes in (("ii->i", [(1, 3)]), ("iji,j->i", [(3, 2, 1), (2,)])):
+        args = [rng.standard_normal(s) for s in shapes]
+        same_error(
+            lambda *a, eq=eq: nbgrad.einsum(eq, *a), lambda *a, eq=eq: torch.einsum(eq, *a), *args
+        )

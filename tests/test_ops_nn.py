@@ -196,6 +196,78 @@ def test_cross_entropy_large_parallel_path():
     np.testing.assert_allclose(yn.detach().numpy(), yt.numpy(), rtol=1e-5, atol=1e-7)
 
 
+@needs_torch
+@pytest.mark.parametrize("C", [7, 80])  # short rows (one exp loop per block) and long rows
+def test_cross_entropy_kernel_paths(C):
+    """Ignored rows, label smoothing, an existing .grad, and the (N, C, d) layout, on
+    sizes that take each kernel path (short/long rows, serial/parallel)."""
+    for n, inner in ((50, 1), (700, 1), (6, 3)):
+        x = rng.standard_normal((n, C, inner)[: 3 if inner > 1 else 2]).astype(np.float32)
+        t = rng.integers(0, C, (n, inner)[: 2 if inner > 1 else 1])
+        t.reshape(-1)[::5] = -100
+        for kw in (dict(), dict(label_smoothing=0.1), dict(reduction="none")):
+            xn, xt = T(x, True), torch.tensor(x, requires_grad=True)
+            for _ in range(2):  # the second pass accumulates into .grad
+                yn = F.cross_entropy(xn, T(t), **kw)
+                yt = tf().cross_entropy(xt, torch.tensor(t), **kw)
+                np.testing.assert_allclose(yn.detach().numpy(), yt.detach().numpy(), rtol=2e-5)
+                yn.sum().backward()
+                yt.sum().backward()
+                np.testing.assert_allclose(xn.grad.numpy(), xt.grad.numpy(), atol=2e-6)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(reduction="sum", label_smoothing=0.2)])
+def test_cross_entropy_prob_weight_gradcheck(kw):
+    """Class-probability targets: the loss is differentiable in weight (PyTorch too)."""
+    probs = rng.random((3, 5))
+    gradcheck(lambda x, p, w: F.cross_entropy(x, p, weight=w, **kw), X, probs, W5)
+    p3 = rng.random((2, 3, 4))
+    gradcheck(lambda x, p, w: F.cross_entropy(x, p, weight=w, **kw), X3, p3, W5[:3])
+
+
+@needs_torch
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_prob_weight_parity(reduction):
+    probs = rng.random((4, 5))
+    parity(
+        lambda x, p, w: F.cross_entropy(x, p, weight=w, reduction=reduction, label_smoothing=0.1),
+        lambda x, p, w: tf().cross_entropy(
+            x, p, weight=w, reduction=reduction, label_smoothing=0.1
+        ),
+        rng.standard_normal((4, 5)),
+        probs,
+        W5,
+        rtol=1e-12,
+        atol=1e-12,
+    )
+
+
+@needs_torch
+def test_loss_weight_requiring_grad_is_refused_as_torch():
+    """PyTorch does not differentiate nll_loss / BCE in their weights: same error, and
+    none under no_grad."""
+    w = rng.random(5)
+
+    def rg(mod, a):
+        return (T(a) if mod == "nb" else torch.tensor(a)).requires_grad_(True)
+
+    calls = {
+        "ce": lambda F_, m, x: F_.cross_entropy(x, _t(m, TGT), weight=rg(m, w)),
+        "nll": lambda F_, m, x: F_.nll_loss(x, _t(m, TGT), weight=rg(m, w)),
+        "bce": lambda F_, m, x: F_.binary_cross_entropy(x.sigmoid(), x, weight=rg(m, w)),
+        "bce_w": lambda F_, m, x: F_.binary_cross_entropy_with_logits(x, x, weight=rg(m, w)),
+        "bce_pw": lambda F_, m, x: F_.binary_cross_entropy_with_logits(x, x, pos_weight=rg(m, w)),
+    }
+    for call in calls.values():
+        same_error(lambda x, c=call: c(F, "nb", x), lambda x, c=call: c(tf(), "t", x), X)
+        with nbgrad.no_grad():
+            call(F, "nb", T(X))
+
+
+def _t(mod, a):
+    return T(a) if mod == "nb" else torch.tensor(a)
+
+
 def test_cross_entropy_all_ignored_is_nan():
     y = F.cross_entropy(T(X, True), T(np.array([-100, -100, -100])))
     assert np.isnan(y.item())

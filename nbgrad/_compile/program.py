@@ -22,7 +22,7 @@ import re
 import numpy as np
 
 from .. import _cache
-from ..backends.cpu.codegen import PAR_MIN, load_module
+from ..backends.cpu.codegen import load_module
 from ..ops import elementwise as ew
 from ..ops.losses import MEAN, SUM
 from ..ops.scalar import NAMES as SCALAR_NAMES
@@ -67,7 +67,7 @@ from {scalars} import {names}
 from nbgrad.backends.cpu.vmath import SIN_COS_LIMIT
 from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp, matmul_vjp
 from nbgrad.backends.cpu.blas import matmul_into
-from nbgrad.ops.losses import ce_fwd, ce_fwd_par, _ce_grad, _ce_grad_par
+from nbgrad.ops.losses import ce_fwd, _ce_grad
 INF = np.inf
 JIT = njit(cache=True, error_model="numpy")
 '''
@@ -95,9 +95,11 @@ def kind_of(tr, row):
             raise Untraceable("linear with a broadcast bias has no compiled replay yet")
         return "linear"
     if name == "cross_entropy":
-        N, C, inner, prob, red, ign, has_w = row.iattrs[:7]
-        if prob or has_w or red not in (MEAN, SUM) or row.fattrs[0] != 0.0:
-            raise Untraceable("cross_entropy with weights/probabilities/reduction='none'")
+        M, C, inner, prob, red, ign, has_w = row.iattrs[:7]
+        if prob or has_w or red not in (MEAN, SUM) or row.fattrs[0] != 0.0 or inner != 1:
+            raise Untraceable(
+                "cross_entropy with weights/probabilities/reduction='none'/extra dims"
+            )
         return "ce"
     raise Untraceable(f"op {name!r} has no compiled replay yet")
 
@@ -351,28 +353,27 @@ class _Gen:
         self.w(f"matmul_vjp(g{y}, v{a}, v{b}, {', '.join(parts)}, {attrs})")
 
     def fwd_ce(self, r, k):
-        N, C, inner, _, red, ign = r.iattrs[:6]
+        M, C, _, _, red, ign = r.iattrs[:6]
         x, y = r.ins[0], r.outs[0]
         D = self.D(y)
-        ns = N * inner
         t = f"T{k}"
-        if r.iattrs[7] not in self.tr.int_args:
+        if r.iattrs[11] not in self.tr.int_args:
             raise Untraceable("cross_entropy whose target is not an int64 tensor argument")
-        self.ce_targets.append((k, self.tr.int_args[r.iattrs[7]]))
-        self.alloc(f"lse{k}", ns, D)
-        self.alloc(f"loss{k}", ns, D)
-        f = "ce_fwd_par" if self.n(x) >= PAR_MIN and ns > 1 else "ce_fwd"
+        self.ce_targets.append((k, self.tr.int_args[r.iattrs[11]]))
+        self.alloc(f"lse{k}", M, D)
+        # the softmax the VJP reads, saved only when x takes a gradient (as eager does)
+        self.alloc(f"p{k}", M * C if x in self.needs else 0, D)
         self.w(
-            f"wsum{k}, bad{k} = {f}(v{x}, {t}, v{x}[:0], False, {ign}, False, {N}, {C}, "
-            f"{inner}, 0.0, lse{k}, loss{k})"
+            f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd(v{x}, {t}, v{x}[:0], "
+            f"False, {ign}, False, {M}, {C}, 0.0, lse{k}, v{x}[:0], p{k})"
         )
         self.w(f"badce = max(badce, bad{k})")
         self.alloc(f"v{y}", 1, D)
         if red == SUM:
-            self.w(f"v{y}[0] = np_sum64(loss{k})")
+            self.w(f"v{y}[0] = lsum{k}")
             self.w(f"scale{k} = 1.0")
         else:
-            self.w(f"v{y}[0] = np_sum64(loss{k}) / wsum{k} if wsum{k} else np.nan")
+            self.w(f"v{y}[0] = lsum{k} / wsum{k} if wsum{k} else np.nan")
             self.w(f"scale{k} = 1.0 / wsum{k} if wsum{k} else np.nan")
 
     # -- backward ----------------------------------------------------------------------
@@ -455,16 +456,17 @@ class _Gen:
         )
 
     def bwd_ce(self, r, k):
-        N, C, inner, _, red, ign = r.iattrs[:6]
+        M, C, inner, _, red, ign = r.iattrs[:6]
         x, y = r.ins[0], r.outs[0]
         if x not in self.needs:
             return
         init = self.init_arg(x)
         g = self.arr(x)
-        f = "_ce_grad_par" if self.n(x) >= PAR_MIN else "_ce_grad"
+        # flat: the kernel's fast path, valid as eager chooses it (no ignored rows or init)
+        flat = f"({init} or nign{k} == 0)"  # as eager picks the kernel's fast path
         self.w(
-            f"{f}(v{x}, T{k}, v{x}[:0], False, {ign}, 0, {N}, {C}, {inner}, 0.0, lse{k}, "
-            f"g{y}, {red}, scale{k}, {g}, {init}, v{x}[:0], False)"
+            f"_ce_grad(v{x}, T{k}, v{x}[:0], False, {ign}, False, {M}, {C}, {inner}, 0.0, "
+            f"lse{k}, p{k}, g{y}, {red}, scale{k}, {g}, {init}, {flat})"
         )
         self.done(x)
 

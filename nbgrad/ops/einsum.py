@@ -20,6 +20,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.memory import view_as
 from ..backends.cpu.rowio import cot, first, iattr, iattrs, in_slot, out_slot, value, wants
 from ..tensor import Tensor
@@ -290,6 +291,14 @@ def einsum(equation, *operands):
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     ops, out = _parse(equation, [t._data.shape for t in operands])
+    for i, (t, sub) in enumerate(zip(operands, ops)):
+        seen = {}
+        for c, n in zip(sub, t._data.shape):
+            if seen.setdefault(c, n) != n:  # a diagonal needs equal sizes: no broadcasting
+                raise RuntimeError(
+                    f"einsum(): subscript {c} is repeated for operand {i} but the sizes don't "
+                    f"match, {n} != {seen[c]}"
+                )
     # letter sizes; size-1 dims broadcast (expanded first)
     size = {}
     for i, (t, sub) in enumerate(zip(operands, ops)):
@@ -361,7 +370,10 @@ def _einsum2(ts, ops, out, size):
     nb, nm, nk, nn = prod(batch), prod(m), prod(kk), prod(n)
     ac = contig(a.transpose([A.index(c) for c in batch + m + kk])).reshape(nb, nm, nk)
     bc = contig(b.transpose([B.index(c) for c in batch + kk + n])).reshape(nb, nk, nn)
-    yc = np.matmul(ac, bc)  # (nb, nm, nn)
+    # Numba's BLAS, as the VJP (NumPy's matmul would start a second BLAS thread pool)
+    yc = (np.empty if nk else np.zeros)((nb, nm, nn), a.dtype)
+    if yc.size and nk:
+        matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
     canon = batch + m + n
     res = contig(
         yc.reshape([size[c] for c in canon]).transpose([canon.index(c) for c in out])

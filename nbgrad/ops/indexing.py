@@ -423,13 +423,10 @@ def index_put(x, index, value, accumulate=False):
     spos = np.broadcast_to(np.arange(value._data.size, dtype=np.int64).reshape(vsrc.shape), shape)
     if accumulate:
         return put_add(x, value, pos, spos, 1.0, "IndexPutBackward0")
-    # duplicates: the last write wins (NumPy order); the gradient goes to that write only
+    # duplicates: the last write wins (NumPy's sequential order, as PyTorch's CPU kernel);
+    # as in PyTorch, every source still gets the cotangent at its destination
     dpos = pos.reshape(-1)
     sp = spos.reshape(-1)
-    if dpos.size:
-        _, last = np.unique(dpos[::-1], return_index=True)
-        keep = np.sort(dpos.size - 1 - last)
-        dpos, sp = dpos[keep], sp[keep]
     return put(x, value, dpos, sp, "IndexPutBackward0")
 
 

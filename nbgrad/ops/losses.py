@@ -21,6 +21,7 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from ..autograd.grad_mode import STATE
 from ..backends.cpu.memory import vi64, view_as
 from ..backends.cpu.rowio import (
     acc,
@@ -34,11 +35,11 @@ from ..backends.cpu.rowio import (
     value,
     wants,
 )
-from ..backends.cpu.vmath import vexp
+from ..backends.cpu.vmath import vexp, vlog
 from ..tensor import Tensor
-from .emit import emit
+from .emit import emit, needs_record
 from .registry import register
-from .softmax import rmax, rsum
+from .softmax import rdot, rmax, rsum
 
 _L = "nbgrad.ops.losses:"
 _CE = register("cross_entropy", "NllLossBackward0", _L + "vjp_cross_entropy")
@@ -74,91 +75,234 @@ def reduction_code(reduction, size_average=None, reduce=None):
 
 
 # -- cross entropy ---------------------------------------------------------------------
-@njit(cache=True, error_model="numpy")
-def _load(x, base, n, inner, buf):
-    """The sample's logits: a slice when contiguous, else gathered into `buf`."""
-    if inner == 1:
-        return x[base : base + n]
-    for c in range(n):
-        buf[c] = x[base + c * inner]
-    return buf
+# Kernels see samples as rows of C logits: x as (M, C), M = N * inner (an (N, C, d...)
+# input is transposed to rows first). A sample's coefficient per class is
+#   a_c = w_c * ((1 - eps) * target_c + eps / C)     (target_c: one-hot or probability)
+# and with A = sum_c a_c and p = softmax(row):
+#   loss = sum_c a_c * (lse - x_c),    d loss / d x_c = A * p_c - a_c.
+# The forward saves p when x takes a gradient (as torch saves log_softmax), so the VJP is
+# one streaming pass with no exp.
+BLOCK = 4096  # elements per block of rows: a block's exps run as one vectorised loop
 
 
 @njit(cache=True, error_model="numpy")
-def _ce_sample(x, t, w, has_w, ignore, prob, C, inner, eps, buf, ebuf, lse, loss, j, xb):
-    """Loss and logsumexp of sample j (index j = n * inner + d); returns (weight, bad)."""
-    z = x.dtype.type(0)
-    tj = 0
-    if not prob:
-        tj = int(t[j])
-        if tj == ignore:
-            lse[j] = z
-            loss[j] = z
-            return 0.0, False
-        if tj < 0 or tj >= C:
-            return 0.0, True
-    row = _load(x, xb, C, inner, buf)
-    m = rmax(row)
+def _softmax_rows(x, lo, hi, C, e, m, s, lse, norm):
+    """Rows lo..hi of x (flat (M, C)): e = exp(row - max) (normalised to softmax when
+    `norm`), lse[lo:hi] = logsumexp. m, s: scratch of hi - lo."""
+    nr = hi - lo
+    for r in range(nr):
+        m[r] = rmax(x[(lo + r) * C : (lo + r + 1) * C])
+    if C >= 64:  # rows long enough to vectorise one at a time
+        for r in range(nr):
+            xr = x[(lo + r) * C : (lo + r + 1) * C]
+            er = e[r * C : (r + 1) * C]
+            mr = m[r]
+            for c in range(C):
+                er[c] = vexp(xr[c] - mr)
+    else:  # short rows: shift row by row, then one exp loop over the whole block
+        for r in range(nr):
+            mr = m[r]
+            b = (lo + r) * C
+            for c in range(C):
+                e[r * C + c] = x[b + c] - mr
+        for i in range(nr * C):
+            e[i] = vexp(e[i])
+    for r in range(nr):
+        s[r] = rsum(e[r * C : (r + 1) * C])
+    for r in range(nr):
+        lse[lo + r] = m[r] + vlog(s[r])
+    if norm:
+        for r in range(nr):
+            q = x.dtype.type(1.0) / s[r]
+            er = e[r * C : (r + 1) * C]
+            for c in range(C):
+                er[c] *= q
+
+
+@njit(cache=True, error_model="numpy")
+def _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
+    """Rows lo..hi: logsumexps, losses (into `loss` when it has room), softmax (into `p`
+    when it has room). Returns (sum of losses, sum of target weights, ignored rows, first
+    bad row or -1)."""
+    save = p.size > 0
+    R = max(1, BLOCK // C)
+    e = np.empty(0 if save else R * C, x.dtype)
+    m = np.empty(R, x.dtype)
+    s = np.empty(R, x.dtype)
+    W = 0.0
     for c in range(C):
-        ebuf[c] = vexp(row[c] - m)
-    ls = m + math.log(rsum(ebuf))
-    lse[j] = ls
-    # loss = sum_c a_c * (lse - x_c), a_c = (1 - eps) * target_c * w_c + eps / C * w_c
-    if prob:
-        s = 0.0
-        pb = j // inner * C * inner + j % inner
-        for c in range(C):
-            wc = w[c] if has_w else 1.0
-            p = (1.0 - eps) * t[pb + c * inner] + eps / C
-            s += wc * p * (ls - row[c])
-        loss[j] = s
-        return 1.0, False
-    wt = w[tj] if has_w else 1.0
-    s = (1.0 - eps) * wt * (ls - row[tj])
-    if eps != 0.0:
-        sm = 0.0
-        for c in range(C):
-            sm += (w[c] if has_w else 1.0) * (ls - row[c])
-        s += eps / C * sm
-    loss[j] = s
-    return wt, False
-
-
-@njit(cache=True, error_model="numpy")
-def _ce_range(x, t, w, has_w, ignore, prob, C, inner, eps, lse, loss, lo, hi):
-    buf = np.empty(C if inner > 1 else 0, x.dtype)
-    ebuf = np.empty(C, x.dtype)
-    ws = 0.0
-    bad = -1
-    for j in range(lo, hi):
-        xb = j // inner * C * inner + j % inner
-        wj, b = _ce_sample(x, t, w, has_w, ignore, prob, C, inner, eps, buf, ebuf, lse, loss, j, xb)
-        if b:
-            if bad < 0:
-                bad = j
-        else:
-            ws += wj
-    return ws, bad
-
-
-@njit(cache=True, error_model="numpy")
-def ce_fwd(x, t, w, has_w, ignore, prob, N, C, inner, eps, lse, loss):
-    """Per-sample losses and logsumexps; returns (sum of target weights, first bad j)."""
-    return _ce_range(
-        x.reshape(x.size), t, w, has_w, ignore, prob, C, inner, eps, lse, loss, 0, N * inner
-    )
+        W += w[c] if has_w else 1.0
+    lsum = 0.0
+    wsum = 0.0
+    nign = 0
+    for b0 in range(lo, hi, R):
+        b1 = min(b0 + R, hi)
+        eb = p[b0 * C : b1 * C] if save else e
+        _softmax_rows(x, b0, b1, C, eb, m, s, lse, save)
+        for j in range(b0, b1):
+            row = x[j * C : (j + 1) * C]
+            ls = float(lse[j])
+            if prob:
+                v = 0.0
+                tr = t[j * C : (j + 1) * C]
+                for c in range(C):
+                    a = (w[c] if has_w else 1.0) * ((1.0 - eps) * tr[c] + eps / C)
+                    v += a * (ls - row[c])
+                wsum += 1.0
+            else:
+                tj = int(t[j])
+                if tj == ignore:
+                    nign += 1
+                    if loss.size:
+                        loss[j] = 0
+                    continue
+                if tj < 0 or tj >= C:
+                    return lsum, wsum, nign, j
+                wt = w[tj] if has_w else 1.0
+                v = (1.0 - eps) * wt * (ls - row[tj])
+                if eps != 0.0:
+                    sx = rdot(w, row) if has_w else rsum(row)
+                    v += eps / C * (W * ls - sx)
+                wsum += wt
+            if loss.size:
+                loss[j] = v
+            lsum += v
+    return lsum, wsum, nign, -1
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def ce_fwd_par(x, t, w, has_w, ignore, prob, N, C, inner, eps, lse, loss):
-    x = x.reshape(x.size)
-    ns = N * inner
-    nt = min(ns, 64)
-    chunk = (ns + nt - 1) // nt
-    wsum = np.zeros(nt)
-    bad = np.full(nt, -1, np.int64)
+def _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
+    nt = min(M, 64)
+    chunk = (M + nt - 1) // nt
+    res = np.zeros((nt, 4))
     for q in prange(nt):
-        wsum[q], bad[q] = _ce_range(
+        a, b, c, d = _ce_range(
+            x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, q * chunk, min((q + 1) * chunk, M)
+        )
+        res[q, 0], res[q, 1], res[q, 2], res[q, 3] = a, b, c, d
+    bad = -1
+    for q in range(nt):
+        if res[q, 3] >= 0:
+            bad = int(res[q, 3])
+            break
+    return res[:, 0].sum(), res[:, 1].sum(), int(res[:, 2].sum()), bad
+
+
+@njit(cache=True, error_model="numpy")
+def ce_fwd(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
+    """Rows of x (flat (M, C)): (sum of losses, of target weights, ignored rows, first bad
+    row or -1), then the addresses of x, t, w, lse, p for the VJP (one call from Python)."""
+    if x.size >= PAR_MIN and M > 1:
+        r = _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p)
+    else:
+        r = _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, 0, M)
+    return r + (x.ctypes.data, t.ctypes.data, w.ctypes.data, lse.ctypes.data, p.ctypes.data)
+
+
+@njit(cache=True, error_model="numpy")
+def _ce_grad_range(
+    x, t, w, has_w, ignore, prob, C, inner, eps, lse, p, g, red, scale, gx, init, flat, lo, hi
+):
+    """gx (+)= d loss / d x for rows lo..hi; gx has the input's (N, C, inner) layout."""
+    g0 = g[0] * scale
+    if flat:  # inner == 1, one scale for all rows, no weights, no ignored rows (or init)
+        k = gx.dtype.type(g0)
+        d = gx.dtype.type(g0 * eps / C)
+        # slices indexed from 0: LLVM cannot vectorise `for i in range(lo, hi): a[i]` (it
+        # cannot rule out a negative i, which Numba would wrap around)
+        pb = p[lo * C : hi * C]
+        gb = gx[lo * C : hi * C]
+        if init:
+            for i in range(pb.size):
+                gb[i] = k * pb[i] - d
+        else:
+            for i in range(pb.size):
+                gb[i] += k * pb[i] - d
+        for j in range(lo, hi):
+            tj = int(t[j])
+            if tj == ignore:
+                for c in range(C):
+                    gx[j * C + c] = 0
+            else:
+                gx[j * C + tj] -= g0 * (1.0 - eps)
+        return
+    W = 0.0
+    for c in range(C):
+        W += w[c] if has_w else 1.0
+    for j in range(lo, hi):
+        sc = g[j] if red == NONE else g0
+        gb = j // inner * C * inner + j % inner
+        pr = p[j * C : (j + 1) * C]
+        if prob:
+            tr = t[j * C : (j + 1) * C]
+            A = 0.0
+            for c in range(C):
+                A += (w[c] if has_w else 1.0) * ((1.0 - eps) * tr[c] + eps / C)
+            for c in range(C):
+                a = (w[c] if has_w else 1.0) * ((1.0 - eps) * tr[c] + eps / C)
+                v = sc * (A * pr[c] - a)
+                if init:
+                    gx[gb + c * inner] = v
+                else:
+                    gx[gb + c * inner] += v
+            continue
+        tj = int(t[j])
+        if tj == ignore:
+            if init:
+                for c in range(C):
+                    gx[gb + c * inner] = 0
+            continue
+        wt = w[tj] if has_w else 1.0
+        k = gx.dtype.type(sc * ((1.0 - eps) * wt + eps / C * W))
+        if inner == 1:
+            gr = gx[gb : gb + C]
+            if init:
+                for c in range(C):
+                    gr[c] = k * pr[c]
+            else:
+                for c in range(C):
+                    gr[c] += k * pr[c]
+        else:
+            for c in range(C):
+                if init:
+                    gx[gb + c * inner] = k * pr[c]
+                else:
+                    gx[gb + c * inner] += k * pr[c]
+        if eps != 0.0:
+            for c in range(C):
+                gx[gb + c * inner] -= sc * eps / C * (w[c] if has_w else 1.0)
+        gx[gb + tj * inner] -= sc * (1.0 - eps) * wt
+
+
+@njit(cache=True, error_model="numpy")
+def _ce_grad_target(x, t, w, has_w, C, inner, eps, lse, g, red, scale, gt):
+    """Probability targets: gt += d loss / d target = -sc (1 - eps) w_c (x_c - lse)."""
+    for j in range(lse.size):
+        sc = g[j] if red == NONE else g[0] * scale
+        gb = j // inner * C * inner + j % inner
+        for c in range(C):
+            wc = w[c] if has_w else 1.0
+            gt[gb + c * inner] -= sc * (1.0 - eps) * wc * (x[j * C + c] - lse[j])
+
+
+@njit(cache=True, error_model="numpy")
+def _ce_grad_weight(x, t, C, eps, lse, g, red, scale, gw):
+    """Probability targets: gw_c += sum_j sc_j ((1 - eps) t_jc + eps / C) (lse_j - x_jc)."""
+    for j in range(lse.size):
+        sc = g[j] if red == NONE else g[0] * scale
+        for c in range(C):
+            gw[c] += sc * ((1.0 - eps) * t[j * C + c] + eps / C) * (lse[j] - x[j * C + c])
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _ce_grad_par(
+    x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
+):
+    nt = min(M, 64)
+    chunk = (M + nt - 1) // nt
+    for q in prange(nt):
+        lo, hi = q * chunk, min((q + 1) * chunk, M)
+        _ce_grad_range(
             x,
             t,
             w,
@@ -169,212 +313,110 @@ def ce_fwd_par(x, t, w, has_w, ignore, prob, N, C, inner, eps, lse, loss):
             inner,
             eps,
             lse,
-            loss,
-            q * chunk,
-            min((q + 1) * chunk, ns),
+            p,
+            g,
+            red,
+            scale,
+            gx,
+            init,
+            flat,
+            lo,
+            hi,
         )
-    first_bad = -1
-    for q in range(nt):
-        if bad[q] >= 0:
-            first_bad = bad[q]
-            break
-    return wsum.sum(), first_bad
 
 
 @njit(cache=True, error_model="numpy")
-def _ce_grad_sample(
-    x, t, w, has_w, ignore, prob, C, inner, eps, lse, sc, gx, init, gt, want_t, j, ebuf
-):
-    xb = j // inner * C * inner + j % inner
-    z = gx.dtype.type(0)
-    if not prob and t[j] == ignore:
-        if init:
-            for c in range(C):
-                gx[xb + c * inner] = z
-        return
-    ls = lse[j]
-    if prob:
-        pb = xb
-        A = 0.0
-        for c in range(C):
-            A += (w[c] if has_w else 1.0) * ((1.0 - eps) * t[pb + c * inner] + eps / C)
-        for c in range(C):
-            ebuf[c] = vexp(x[xb + c * inner] - ls)
-        for c in range(C):
-            a = (w[c] if has_w else 1.0) * ((1.0 - eps) * t[pb + c * inner] + eps / C)
-            v = sc * (ebuf[c] * A - a)
-            if init:
-                gx[xb + c * inner] = v
-            else:
-                gx[xb + c * inner] += v
-        if want_t:
-            for c in range(C):
-                gt[pb + c * inner] += (
-                    -sc * (1.0 - eps) * (w[c] if has_w else 1.0) * (x[xb + c * inner] - ls)
-                )
-        return
-    tj = int(t[j])
-    wt = w[tj] if has_w else 1.0
-    if has_w:
-        W = 0.0
-        for c in range(C):
-            W += w[c]
+def _ce_grad(x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat):
+    if M * C >= PAR_MIN:
+        _ce_grad_par(
+            x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
+        )
     else:
-        W = float(C)
-    A = gx.dtype.type(sc * ((1.0 - eps) * wt + eps / C * W))
-    if inner == 1:
-        xr = x[xb : xb + C]
-        gr = gx[xb : xb + C]
-        if init:
-            for c in range(C):
-                gr[c] = vexp(xr[c] - ls) * A
-        else:
-            for c in range(C):
-                gr[c] += vexp(xr[c] - ls) * A
-    else:
-        for c in range(C):
-            v = vexp(x[xb + c * inner] - ls) * A
-            if init:
-                gx[xb + c * inner] = v
-            else:
-                gx[xb + c * inner] += v
-    if eps != 0.0:
-        for c in range(C):
-            gx[xb + c * inner] -= sc * eps / C * (w[c] if has_w else 1.0)
-    gx[xb + tj * inner] -= sc * (1.0 - eps) * wt
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def _ce_grad_par(
-    x, t, w, has_w, ignore, prob, N, C, inner, eps, lse, g, red, scale, gx, init, gt, want_t
-):
-    nt = min(N * inner, 64)
-    chunk = (N * inner + nt - 1) // nt
-    for q in prange(nt):
-        ebuf = np.empty(C, gx.dtype)
-        for j in range(q * chunk, min((q + 1) * chunk, N * inner)):
-            sc = g[j] if red == 0 else g[0] * scale
-            _ce_grad_sample(
-                x, t, w, has_w, ignore, prob, C, inner, eps, lse, sc, gx, init, gt, want_t, j, ebuf
-            )
-
-
-@njit(cache=True, error_model="numpy")
-def _ce_grad(
-    x, t, w, has_w, ignore, prob, N, C, inner, eps, lse, g, red, scale, gx, init, gt, want_t
-):
-    ebuf = np.empty(C, gx.dtype)
-    for j in range(N * inner):
-        sc = g[j] if red == 0 else g[0] * scale
-        _ce_grad_sample(
-            x, t, w, has_w, ignore, prob, C, inner, eps, lse, sc, gx, init, gt, want_t, j, ebuf
+        _ce_grad_range(
+            x, t, w, has_w, ignore, prob, C, inner, eps, lse, p, g, red, scale, gx, init, flat, 0, M
         )
 
 
 @njit(cache=True, error_model="numpy")
 def vjp_cross_entropy(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    N, C, inner = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    M, C, inner = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
     prob, red, ignore, has_w = iattr(T, k, 3), iattr(T, k, 4), iattr(T, k, 5), iattr(T, k, 6)
+    nign, it, iw = iattr(T, k, 7), iattr(T, k, 8), iattr(T, k, 9)
     eps, scale = fattr(T, k, 0), fattr(T, k, 1)
     g = cot(T, s_y, V)
-    x = value(T, s_x, V)
-    lse = view_as(iattr(T, k, 9), N * inner, V)
-    w = view_as(iattr(T, k, 8), C if has_w else 0, V)
-    want_x = wants(T, s_x)
-    want_t = False
+    x = view_as(iattr(T, k, 10), M * C, V)
+    lse = view_as(iattr(T, k, 13), M, V)
+    w = view_as(iattr(T, k, 12), C if has_w else 0, V)
     if prob:
-        s_t = in_slot(T, k, 1)
-        t = value(T, s_t, V)
-        want_t = wants(T, s_t)
-        gt = acc(T, s_t, V) if want_t else t[:0]
-        if not want_x:
-            # target gradient only: a throwaway buffer keeps one code path
-            tmp = np.empty(x.size, x.dtype)
+        t = view_as(iattr(T, k, 11), M * C, V)
+        ti = np.empty(0, np.int64)
+    else:
+        t = x[:0]
+        ti = vi64(iattr(T, k, 11), M)
+    if wants(T, s_x):
+        p = view_as(iattr(T, k, 14), M * C, V)
+        gx = cot(T, s_x, V)
+        init = first(T, s_x)
+        flat = not prob and inner == 1 and red != NONE and not has_w and (init or nign == 0)
+        if prob:
             _ce_grad(
                 x,
                 t,
                 w,
                 has_w,
                 ignore,
-                1,
-                N,
-                C,
-                inner,
-                eps,
-                lse,
-                g,
-                red,
-                scale,
-                tmp,
                 True,
-                gt,
-                want_t,
-            )
-            return
-        gx = cot(T, s_x, V)
-        init = first(T, s_x)
-        if x.size >= PAR_MIN:
-            _ce_grad_par(
-                x,
-                t,
-                w,
-                has_w,
-                ignore,
-                1,
-                N,
+                M,
                 C,
                 inner,
                 eps,
                 lse,
+                p,
                 g,
                 red,
                 scale,
                 gx,
                 init,
-                gt,
-                want_t,
+                flat,
             )
         else:
             _ce_grad(
                 x,
-                t,
+                ti,
                 w,
                 has_w,
                 ignore,
-                1,
-                N,
+                False,
+                M,
                 C,
                 inner,
                 eps,
                 lse,
+                p,
                 g,
                 red,
                 scale,
                 gx,
                 init,
-                gt,
-                want_t,
+                flat,
             )
-        return
-    if not want_x:
-        return
-    t = vi64(iattr(T, k, 7), N * inner)
-    gx = cot(T, s_x, V)
-    init = first(T, s_x)
-    gt = x[:0]
-    if x.size >= PAR_MIN:
-        _ce_grad_par(
-            x, t, w, has_w, ignore, 0, N, C, inner, eps, lse, g, red, scale, gx, init, gt, False
-        )
-    else:
-        _ce_grad(
-            x, t, w, has_w, ignore, 0, N, C, inner, eps, lse, g, red, scale, gx, init, gt, False
-        )
+    if it >= 0 and wants(T, in_slot(T, k, it)):
+        gt = acc(T, in_slot(T, k, it), V)
+        _ce_grad_target(x, t, w, has_w, C, inner, eps, lse, g, red, scale, gt)
+    if iw >= 0 and wants(T, in_slot(T, k, iw)):
+        _ce_grad_weight(x, t, C, eps, lse, g, red, scale, acc(T, in_slot(T, k, iw), V))
 
 
 def _addr(a):
     return a.__array_interface__["data"][0] if a.size else 0
+
+
+def _not_differentiable(fn, arg):
+    return RuntimeError(
+        f"The function '{fn}' is not differentiable with respect to argument '{arg}'. This "
+        "input cannot have requires_grad True."
+    )
 
 
 def _class_layout(x, target, name):
@@ -391,9 +433,11 @@ def _class_layout(x, target, name):
     return sh[0], sh[1], inner, (sh[0],) + sh[2:]
 
 
-def _check_weight(weight, C, x):
+def _check_weight(weight, C, x, fn="nll_loss_forward"):
+    """The weight as a contiguous array of x's dtype (empty: none), and its flag. PyTorch
+    refuses a weight that requires grad where the loss is not differentiable in it."""
     if weight is None:
-        return np.empty(0, x._data.dtype), 0
+        return _NO_WEIGHT[x._data.dtype.char], 0
     if not isinstance(weight, Tensor):
         raise TypeError(f"weight must be a Tensor, not {type(weight).__name__}")
     if weight._data.shape != (C,):
@@ -401,9 +445,12 @@ def _check_weight(weight, C, x):
             f"weight tensor should be defined either for all {C} classes or no classes but got "
             f"weight tensor of shape: {list(weight._data.shape)}"
         )
-    if weight._rg:
-        raise NotImplementedError("gradients with respect to `weight` are not supported")
+    if fn and weight._rg and STATE.enabled:
+        raise _not_differentiable(fn, "weight")
     return contig(weight._data, dtype=x._data.dtype), 1
+
+
+_NO_WEIGHT = {"f": np.empty(0, np.float32), "d": np.empty(0, np.float64)}
 
 
 def _check_index_target(x, target, N, inner, out_shape, fname):
@@ -432,6 +479,13 @@ def _check_index_target(x, target, N, inner, out_shape, fname):
     return contig(td, dtype=np.int64).reshape(-1)
 
 
+def _rows(a, N, C, inner):
+    """An (N, C, inner) array as contiguous rows of C: (N * inner, C)."""
+    if inner == 1:
+        return a.reshape(-1)
+    return np.ascontiguousarray(a.reshape(N, C, inner).transpose(0, 2, 1)).reshape(-1)
+
+
 def cross_entropy(
     input,  # noqa: A002
     target,
@@ -449,8 +503,11 @@ def cross_entropy(
             f"cross_entropy_loss(): argument '{'input' if bad is x else 'target'}' must be "
             f"Tensor, not {type(bad).__name__}"
         )
-    red = reduction_code(reduction, size_average, reduce)
-    if x._data.dtype.kind != "f":
+    red = _REDUCTIONS.get(reduction) if size_average is None and reduce is None else None
+    if red is None:
+        red = reduction_code(reduction, size_average, reduce)
+    xd = x._data
+    if xd.dtype.kind != "f":
         raise RuntimeError(
             f"\"log_softmax_lastdim_kernel_impl\" not implemented for '{_scalar_name(x.dtype)}'"
         )
@@ -461,62 +518,59 @@ def cross_entropy(
         from ..backends.cuda.ops import cross_entropy as cuda_cross_entropy
 
         return cuda_cross_entropy(x, target, weight, ignore_index, red, eps)
-    N, C, inner, out_shape = _class_layout(x, target, "cross_entropy")
-    w, has_w = _check_weight(weight, C, x)
-    xd = x._data
-    prob = target._data.dtype.kind == "f" and target._data.shape == xd.shape
+    if xd.ndim == 2:  # the common case, without _class_layout's generality
+        (N, C), inner, out_shape = xd.shape, 1, xd.shape[:1]
+    else:
+        N, C, inner, out_shape = _class_layout(x, target, "cross_entropy")
+    td = target._data
+    prob = td.dtype.kind == "f" and td.shape == xd.shape
+    w, has_w = _check_weight(weight, C, x, None if prob else "nll_loss_forward")
     if prob:
         if ignore_index != -100:
             raise RuntimeError("ignore_index is not supported for floating point target")
-        if target._data.shape != xd.shape:
-            raise RuntimeError(
-                f"Expected target size {list(xd.shape)}, got {list(target._data.shape)}"
-            )
         if target.dtype is not x.dtype:
             raise RuntimeError(
                 f"expected scalar type {_scalar_name(x.dtype)} but found "
                 f"{_scalar_name(target.dtype)}"
             )
-        t = target._data.reshape(-1)
+        t = _rows(td, N, C, inner)
     else:
         t = _check_index_target(x, target, N, inner, out_shape, "nll_loss")
-    ns = N * inner
-    lse = np.empty(ns, xd.dtype)
-    loss = np.empty(ns, xd.dtype)
+    ins = (x,)
+    if prob and target._rg:
+        ins += (target,)
+    if has_w and weight._rg:
+        ins += (weight,)
+    record = needs_record(ins)
+    M = N * inner
+    xr = _rows(xd, N, C, inner)
+    lse = np.empty(M, xd.dtype)
+    loss = np.empty(M if red == NONE else 0, xd.dtype)
+    p = np.empty(M * C if record and x._rg else 0, xd.dtype)
     ign = int(ignore_index)
-    f = ce_fwd_par if xd.size >= PAR_MIN and ns > 1 else ce_fwd
-    wsum, bad = f(xd, t, w, has_w, ign, prob, N, C, inner, eps, lse, loss)
+    lsum, wsum, nign, bad, *addrs = ce_fwd(xr, t, w, has_w, ign, prob, M, C, eps, lse, loss, p)
     if bad >= 0:
         raise IndexError(f"Target {int(t[bad])} is out of bounds.")
     if red == NONE:
-        out = loss.reshape(out_shape)
-        scale = 1.0
+        out, scale = loss.reshape(out_shape), 1.0
     elif red == SUM:
-        out = np.asarray(loss.sum(dtype=np.float64), xd.dtype)
-        scale = 1.0
+        out, scale = np.asarray(lsum, xd.dtype), 1.0
     else:
-        den = float(ns) if prob else wsum
-        out = np.asarray(loss.sum(dtype=np.float64) / den if den else np.nan, xd.dtype)
-        scale = 1.0 / den if den else math.nan
+        out = np.asarray(lsum / wsum if wsum else math.nan, xd.dtype)
+        scale = 1.0 / wsum if wsum else math.nan
+    if not record:
+        return Tensor._make(out, -1, False)
     if prob:
-        op = _CE_PROB if red == MEAN else (_CE_PROB_SUM if red == SUM else _CE_PROB_SUM)
-        ins = (x, target)
+        op = _CE_PROB if red == MEAN else _CE_PROB_SUM
     else:
         op = _CE if eps == 0.0 else _CE_LS
-        ins = (x,)
-    attrs = (
-        N,
-        C,
-        inner,
-        int(prob),
-        red,
-        ign,
-        has_w,
-        _addr(t) if not prob else 0,
-        _addr(w),
-        _addr(lse),
-    )
-    return emit(op, out, ins, iattrs=attrs, fattrs=(eps, scale), saved=(xd, t, w, lse))
+    it = 1 if len(ins) > 1 and ins[1] is target else -1
+    iw = len(ins) - 1 if len(ins) > 1 and ins[-1] is weight else -1
+    attrs = (M, C, inner, int(prob), red, ign, has_w, nign, it, iw, *addrs)
+    # xr (and a probability target's rows) may be copies: the originals are kept too, for
+    # the differentiable VJP, which finds its inputs' values by address
+    saved = (xr, t, w, lse, p, xd, target._data)
+    return emit(op, out, ins, iattrs=attrs, fattrs=(eps, scale), saved=saved)
 
 
 # -- nll_loss --------------------------------------------------------------------------
@@ -758,8 +812,8 @@ def pointwise_loss(
             return np.empty(0, ad.dtype), 0
         if not isinstance(t, Tensor):
             raise TypeError(f"{nm} must be a Tensor, not {type(t).__name__}")
-        if t._rg:
-            raise NotImplementedError(f"gradients with respect to `{nm}` are not supported")
+        if t._rg and STATE.enabled:  # PyTorch does not differentiate in them either
+            raise _not_differentiable(name, nm)
         try:
             arr = np.broadcast_to(t._data, ad.shape)
         except ValueError:

@@ -2,16 +2,19 @@
 
 A tensor is seen as (outer, n, inner) around the softmax dim. Rows along the last dim
 (inner == 1) are processed in place; other dims go through a small contiguous buffer.
-exp is the vectorisable `vmath.vexp`; max and sum reductions are separate helpers compiled
-with reassociation allowed, so LLVM vectorises them (the vmath functions must not be
-compiled with fast-math, hence the split).
+exp is the vectorisable `vmath.vexp`; the sum reductions are compiled with reassociation
+allowed, so LLVM vectorises them (vexp's kernels keep their own strict flags inside such a
+loop), and the max reduction uses `llvm.maximum`, which LLVM vectorises where it leaves a
+compare-and-select max scalar.
 """
 
 import math
 import warnings
 
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import njit, prange, types
+from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
 from .. import _dtype
@@ -31,12 +34,26 @@ PAR_MIN = 1 << 15
 _launch_threads()
 
 
+@intrinsic
+def _fmax(typingctx, a, b):
+    """IEEE maximum (NaN propagates) via ``llvm.maximum``: LLVM vectorises a reduction over
+    it, where it leaves a `v if v > m else m` (or `max`) reduction scalar (10x slower)."""
+    if not (isinstance(a, types.Float) and a == b):
+        return None
+
+    def codegen(context, builder, sig, args):
+        t = args[0].type
+        fn = builder.module.declare_intrinsic("llvm.maximum", [t], ir.FunctionType(t, [t, t]))
+        return builder.call(fn, args)
+
+    return a(a, b), codegen
+
+
 @njit(cache=True, fastmath=True)
 def rmax(x):
-    m = -np.inf
+    m = x.dtype.type(-np.inf)
     for i in range(x.size):
-        v = x[i]
-        m = v if v > m else m
+        m = _fmax(m, x[i])
     return m
 
 
@@ -56,12 +73,16 @@ def rdot(x, y):
     return s
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"}, error_model="numpy")
 def exp_shift(x, m, o):
-    """o = exp(x - m); returns sum(o)."""
+    """o = exp(x - m); returns sum(o), in one vectorised pass (vexp keeps its own strict
+    flags whatever the caller's fastmath, see vmath)."""
+    s = x.dtype.type(0)
     for i in range(x.size):
-        o[i] = vexp(x[i] - m)
-    return rsum(o)
+        e = vexp(x[i] - m)
+        o[i] = e
+        s += e
+    return s
 
 
 @njit(cache=True, error_model="numpy")

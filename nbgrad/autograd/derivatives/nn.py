@@ -208,12 +208,13 @@ def _softmax(row, g):
 
 # -- class losses --------------------------------------------------------------------------
 def _ce_row(row):
-    """cross_entropy's attrs as losses.vjp_cross_entropy reads them, and its saved target
-    indices (N * inner int64) and class weights (C, or None)."""
-    N, C, inner, prob, red, ignore, has_w = (int(v) for v in row.iattrs[:7])
+    """cross_entropy's attrs as losses.vjp_cross_entropy reads them (M = N * inner rows,
+    the input indices of a probability target and of a weight that takes a gradient, or
+    -1), and its saved target indices (M int64) and class weights (C, or None)."""
+    M, C, inner, prob, red, ignore, has_w, _, it, iw = (int(v) for v in row.iattrs[:10])
     eps, scale = float(row.fattrs[0]), float(row.fattrs[1])
     t, w = row.saved[1], row.saved[2] if has_w else None
-    return N, C, inner, bool(prob), red, ignore, t, w, eps, scale
+    return M // inner, C, inner, bool(prob), red, ignore, t, w, eps, scale, it, iw
 
 
 def _nll_row(row):
@@ -246,30 +247,37 @@ def _per_sample(row, g, red, scale, keep):
 @defvjp("cross_entropy", "cross_entropy_ls", "cross_entropy_prob", "cross_entropy_prob_sum")
 def _cross_entropy(row, g):
     """Sample loss sum_c a_c (lse - x_c): gx = s (softmax(x) A - a), A = sum_c a_c, and
-    for probability targets (a = w ((1 - eps) t + eps / C)) gt = -s (1 - eps) w log_softmax(x).
+    for probability targets (a = w ((1 - eps) t + eps / C)) gt = -s (1 - eps) w log_softmax(x)
+    and gw = -s ((1 - eps) t + eps / C) log_softmax(x) summed over samples.
     log_softmax is recomputed from x (the saved logsumexps are constants to it)."""
-    N, C, inner, prob, red, ignore, t, w, eps, scale = _ce_row(row)
+    N, C, inner, prob, red, ignore, t, w, eps, scale, it, iw = _ce_row(row)
     xs = row.shape(row.ins[0])
     ls = sm.log_softmax(row.x().reshape(N, C, inner), 1)
-    wc = np.ones((1, C, 1)) if w is None else w.reshape(1, C, 1)
+    if iw >= 0:  # a weight that takes a gradient is an input (probability targets only)
+        wc = row.x(iw).reshape(1, C, 1)
+    else:
+        wc = _const(row, np.ones((1, C, 1)) if w is None else w.reshape(1, C, 1))
     if prob:
-        t3 = row.x(1).reshape(N, C, inner)
-        a = t3 * _const(row, (1.0 - eps) * wc) + _const(row, eps / C * wc)
+        tt = row.x(it) if it >= 0 else _const(row, row.saved[6])
+        # the smoothed target without the weight (what the weight's gradient multiplies)
+        q = tt.reshape(N, C, inner) * (1.0 - eps) + eps / C
+        a = q * wc
         keep = np.ones((N, 1, inner), bool)
     else:
         coef, hot = _class_coef(t, w, N, C, inner, ignore, eps)
         a = _const(row, coef)
         keep = hot.any(axis=1, keepdims=True)
     s = _per_sample(row, g, red, scale, keep)
-    gx = None
+    grads = [None] * len(row.ins)
     if row.wants(0):
-        gx = (s * (ls.exp() * a.sum(dim=1, keepdim=True) - a)).reshape(row.bshape + xs)
-    if not prob:
-        return (gx,)
-    gt = None
-    if row.wants(1):
-        gt = (s * ls * _const(row, -(1.0 - eps) * wc)).reshape(row.bshape + xs)
-    return gx, gt
+        grads[0] = (s * (ls.exp() * a.sum(dim=1, keepdim=True) - a)).reshape(row.bshape + xs)
+    if it >= 0 and row.wants(it):
+        grads[it] = (s * ls * wc * -(1.0 - eps)).reshape(row.bshape + xs)
+    if iw >= 0 and row.wants(iw):
+        nb = len(row.bshape)
+        gw = (s * ls * q * -1.0).sum(dim=(nb, nb + 2))
+        grads[iw] = gw.reshape(row.bshape + (C,))
+    return tuple(grads)
 
 
 @defvjp("nll_loss")
