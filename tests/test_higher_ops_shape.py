@@ -74,7 +74,11 @@ CASES = {
     ),
     # overwrite rows: out = x, out.flat[dpos] = src.flat[spos]
     "index_put": (
-        lambda x, v: nl(x.index_put((DUP,), v)),  # row 2 written twice: the last write wins
+        # distinct rows: with duplicates PyTorch (and nbgrad) give every write the cotangent
+        # at its destination although only the last one lands, so the gradient is not the
+        # derivative and no finite difference can check it (test_ops_joins checks it
+        # against PyTorch instead)
+        lambda x, v: nl(x.index_put((T([2, 0]),), v)),
         X,
         ROW,  # broadcast over the written rows
     ),
