@@ -513,8 +513,11 @@ _SM = {False: BY_NAME["softmax"], True: BY_NAME["log_softmax"]}
 def softmax(x, dim, log=False):
     _float(x, "softmax")
     nd = x._data.ndim
-    if nd and _wrap_dim(dim, nd) != nd - 1:
-        raise rt.not_on_cuda("softmax over a dimension other than the last")
+    d = _wrap_dim(dim, nd) if nd else 0
+    if nd and d != nd - 1:  # move the dim last and back (two recorded permute copies)
+        perm = tuple(i for i in range(nd) if i != d) + (d,)
+        inv = tuple(perm.index(i) for i in range(nd))
+        return permute(softmax(permute(x, perm), -1, log), inv)
     C = x._data.shape[-1] if nd else 1
     out = rt.empty(x._data.shape, x._data.dtype)
     rows = out.size // C if C else 0
@@ -642,3 +645,84 @@ def arg_best(x, dim, keepdim, largest):
     out = rt.empty(out_shape if nd else (), np.int64)
     launch(_kernels().arg_best, out.size, d.flat, out.flat, inner, n, largest)
     return _tensor_cls()._make(out, -1, False)
+
+
+# -- where and the parametrised activations (leaky_relu, elu, hardtanh, softplus, clamp) ------
+_WHERE = BY_NAME["where"]
+
+
+def _full_operand(v, dt, shape):
+    """A where() operand as a CUDA tensor of `shape` (numbers and CPU scalars filled)."""
+    if isinstance(v, Tensor) and v.is_cuda:
+        v = cast(v, dt)
+    else:
+        if isinstance(v, Tensor):
+            if v._data.ndim or v._rg:
+                raise device_error("cuda:0", v.device)
+            v = v._data.item()
+        out = rt.empty((), dt.np)
+        launch(_kernels().fill, 1, out.flat, dt.np.type(v))
+        v = _tensor_cls()._make(out, -1, False)
+    return v if v._data.shape == shape else expand(v, shape)
+
+
+def where(cond, a, b):
+    if not (isinstance(cond, Tensor) and cond.is_cuda):
+        other = a if isinstance(a, Tensor) and a.is_cuda else b
+        raise device_error(other.device, getattr(cond, "device", "cpu"))
+    if cond._data.dtype != np.bool_:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond.dtype.name.capitalize()}"
+        )
+    dts = [v.dtype for v in (a, b) if isinstance(v, Tensor)]
+    dt = dts[0] if len(dts) == 1 else _dtype.promote_types(*dts)
+    shape = cond._data.shape
+    for v in (a, b):
+        if isinstance(v, Tensor):
+            shape = broadcast_shapes(shape, v._data.shape)
+    c = cond if cond._data.shape == shape else expand(cond, shape)
+    a, b = _full_operand(a, dt, shape), _full_operand(b, dt, shape)
+    out = rt.empty(shape, dt.np)
+    launch(_kernels().where, out.size, c._data.flat, a._data.flat, b._data.flat, out.flat)
+    if not dt.is_floating_point:
+        return _tensor_cls()._make(out, -1, False)
+    return wrap(out, (a, b), _WHERE, saved=(c._data,))
+
+
+def _vjp_where(G, k):
+    (c,) = G.saved(k)
+    g = G.cot(G.out(k, 0))
+    for j in (0, 1):
+        s = G.inp(k, j)
+        if G.wants(s):
+            gx, acc = G.take(s)
+            launch(_kernels().where_vjp, gx.size, c, g, gx, j == 0, acc)
+
+
+VJP[_WHERE.code] = _vjp_where
+
+
+def activation(op, kind, x, p0, p1, p2):
+    _float(x, op.name)
+    d = x._data
+    out = rt.empty(d.shape, d.dtype)
+    t = d.dtype.type
+    launch(_kernels().act, out.size, d.flat, out.flat, kind, t(p0), t(p1), t(p2))
+    return wrap(out, (x,), op, iattrs=(kind,), fattrs=(p0, p1, p2), saved=(d,))
+
+
+def _vjp_act(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    (kind,) = G.iattrs(k)
+    (x,) = G.saved(k)
+    gx, acc = G.take(sx)
+    t = gx.dtype.type
+    p = (t(G.fattr(k, 0)), t(G.fattr(k, 1)), t(G.fattr(k, 2)))
+    launch(_kernels().act_vjp, gx.size, x, G.cot(G.out(k, 0)), gx, kind, *p, acc)
+
+
+for _n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp"):
+    VJP[BY_NAME[_n].code] = _vjp_act
