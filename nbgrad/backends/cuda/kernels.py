@@ -12,6 +12,7 @@ import numpy as np
 from numba import cuda
 
 from ...ops import activations as _act
+from ...ops import losses as _losses
 from .runtime import configure
 
 # kinds of the line kernels (`lines`, `lines_vjp`)
@@ -57,6 +58,8 @@ def build():
     TPB, T = L.tpb, L.tile
     act_f = cuda.jit(device=True)(_act._f.py_func)
     act_df = cuda.jit(device=True)(_act._df.py_func)
+    loss_f = cuda.jit(device=True)(_losses._pw_loss.py_func)
+    loss_df = cuda.jit(device=True)(_losses._pw_grad.py_func)
     f64 = np.float64
 
     @cuda.jit
@@ -287,7 +290,6 @@ def build():
             dst[j] = bi
             j += cuda.gridsize(1)
 
-
     @cuda.jit
     def take(src, pos, dst, acc):
         """dst[i] (+)= src[pos[i]]: every indexing/shape forward, cat's VJP."""
@@ -486,10 +488,43 @@ def build():
                     gx[i] = d
             j += cuda.gridsize(1)
 
+    @cuda.jit
+    def pw_loss(a, b, w, pw, hw, hp, kind, p, out):
+        """The elementwise losses of ops/losses.py (mse, l1, smooth_l1, huber, bce(+logits)).
+        Scalars go through float(): the CPU rules subtract booleans (sign), which Python
+        floats allow and the simulator's NumPy scalars refuse."""
+        i = cuda.grid(1)
+        while i < out.size:
+            wi = float(w[i]) if hw else 1.0
+            pi = float(pw[i]) if hp else 1.0
+            out[i] = loss_f(kind, float(a[i]), float(b[i]), p, wi, pi)
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def pw_loss_vjp(a, b, w, pw, hw, hp, kind, p, g, full, scale, ga, gb, wa, wb, acca, accb):
+        """ga, gb (+)= g * d loss / d (a, b); g full-size (reduction none) or one element."""
+        i = cuda.grid(1)
+        while i < a.size:
+            wi = float(w[i]) if hw else 1.0
+            pi = float(pw[i]) if hp else 1.0
+            da, db = loss_df(kind, float(a[i]), float(b[i]), p, wi, pi)
+            sc = g[i] if full else g[0] * scale
+            if wa:
+                if acca:
+                    ga[i] += sc * da
+                else:
+                    ga[i] = sc * da
+            if wb:
+                if accb:
+                    gb[i] += sc * db
+                else:
+                    gb[i] = sc * db
+            i += cuda.gridsize(1)
+
     k = _Kernels()
     for name in (
         "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best "
-        "take scatter line_pos where where_vjp act act_vjp lines lines_vjp"
+        "take scatter line_pos where where_vjp act act_vjp lines lines_vjp pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])
     K = k

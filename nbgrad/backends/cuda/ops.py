@@ -581,6 +581,16 @@ def _vjp_nll(G, k):
 VJP[_NLL.code] = _vjp_nll
 
 
+def nll(x, target, weight, ignore_index, red):
+    """F.nll_loss on CUDA: (N, C) log-probabilities, class targets, mean (1) or sum (2)."""
+    if weight is not None or red not in (1, 2):
+        raise rt.not_on_cuda("nll_loss with weight or reduction='none'")
+    if not x.is_cuda:
+        raise device_error(x.device, "cuda:0")
+    n = x._data.shape[0] if x._data.ndim else 1
+    return nll_loss(x, target, 1.0 / n if red == 1 else 1.0, ignore_index)
+
+
 def cross_entropy(x, target, weight, ignore_index, red, smoothing):
     """F.cross_entropy on CUDA: log_softmax then the mean (red 1) or sum (red 2) NLL."""
     if weight is not None or smoothing or red not in (1, 2):
@@ -593,12 +603,10 @@ def cross_entropy(x, target, weight, ignore_index, red, smoothing):
 
 
 def mse_loss(a, b, reduction="mean"):
-    if reduction not in ("mean", "sum"):
-        raise rt.not_on_cuda("mse_loss with reduction='none'")
-    if a._data.shape != b._data.shape:
-        raise rt.not_on_cuda("mse_loss of differently shaped input and target")
-    d = binary("sub", a, b)
-    return reduce(reduction, binary("mul", d, d))
+    from ...ops import losses as L
+
+    red = L.reduction_code(reduction)
+    return pointwise_loss(L.MSE, L._PW[L.MSE], a, b, red, 0.0, None, None, "mse_loss")
 
 
 # -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
@@ -667,6 +675,8 @@ def _full_operand(v, dt, shape):
 
 
 def where(cond, a, b):
+    if a is None and b is None:
+        raise rt.not_on_cuda("where(condition) (nonzero)")
     if not (isinstance(cond, Tensor) and cond.is_cuda):
         other = a if isinstance(a, Tensor) and a.is_cuda else b
         raise device_error(other.device, getattr(cond, "device", "cpu"))
@@ -726,3 +736,80 @@ def _vjp_act(G, k):
 
 for _n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp"):
     VJP[BY_NAME[_n].code] = _vjp_act
+
+
+# -- elementwise losses (mse, l1, smooth_l1, huber, binary_cross_entropy(_with_logits)) --------
+def pointwise_loss(kind, op, a, b, red, p, weight, pos_weight, name):
+    """ops/losses.py's elementwise losses: one kernel for the per-element losses (the CPU
+    rules, compiled for the device), the shared reduction for mean/sum, one VJP kernel."""
+    from ...ops import losses as L
+
+    for t in (a, b):
+        if not t.is_cuda:
+            raise device_error("cuda:0", t.device)
+    if a._data.shape != b._data.shape:
+        raise rt.not_on_cuda(f"{name} with a target of another shape")
+    _float(a, name)
+    if b.dtype is not a.dtype:
+        b = cast(b, a.dtype)
+    shape, n = a._data.shape, a._data.size
+    if kind == L.BCE and n:  # bounds checked on the host: two scalars come back
+        lo = _lines().amax(a.detach(), (), False, False).item()
+        hi = _lines().amax(a.detach(), (), False, True).item()
+        if lo < 0 or hi > 1 or hi != hi:
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    extra = []
+    for t, nm in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if t is None:
+            extra.append(None)
+            continue
+        if t._rg:
+            raise L._not_differentiable(name, nm)
+        if not t.is_cuda:
+            raise device_error("cuda:0", t.device)
+        t = cast(t, a.dtype)
+        extra.append(t if t._data.shape == shape else expand(t.detach(), shape))
+    w, pw = (t._data.flat if t is not None else a._data.flat for t in extra)
+    hw, hp = (t is not None for t in extra)
+    le = rt.empty(shape, a._data.dtype)
+    K = _kernels()
+    if n:
+        launch(K.pw_loss, n, a._data.flat, b._data.flat, w, pw, hw, hp, kind, p, le.flat)
+    scale = 1.0
+    out = le
+    if red != L.NONE:
+        scale = (1.0 / n if n else math.nan) if red == L.MEAN else 1.0
+        out = rt.empty((), a._data.dtype)
+        reduce_dims(le.flat, shape or (1,), tuple(range(max(len(shape), 1))), out.flat, 0, scale)
+    saved = (a._data, b._data) + tuple(t._data for t in extra if t is not None)
+    return wrap(out, (a, b), op, iattrs=(kind, red, hw, hp), fattrs=(p, scale), saved=saved)
+
+
+def _vjp_pointwise_loss(G, k):
+    sa, sb = G.inp(k, 0), G.inp(k, 1)
+    wa, wb = G.wants(sa), G.wants(sb)
+    if not (wa or wb):
+        return
+    kind, red, hw, hp = G.iattrs(k)
+    a, b, *extra = G.saved(k)
+    w = extra.pop(0) if hw else a
+    pw = extra.pop(0) if hp else a
+    ga, acca = G.take(sa) if wa else (a, False)
+    gb, accb = G.take(sb) if wb else (a, False)
+    g = G.cot(G.out(k, 0))
+    p, scale = G.fattr(k, 0), G.fattr(k, 1)
+    launch(_kernels().pw_loss_vjp, a.size, a, b, w, pw, bool(hw), bool(hp), kind, p, g,
+           red == 0, scale, ga, gb, wa, wb, acca, accb)  # fmt: skip
+
+
+def _lines():
+    from . import lines
+
+    return lines
+
+
+for _n in ("MseLossBackward0", "SmoothL1LossBackward0", "HuberLossBackward0",
+           "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0",
+           "MeanBackward0"):  # fmt: skip
+    VJP[BY_NAME["loss_" + _n].code] = _vjp_pointwise_loss
+VJP[BY_NAME["loss_l1_none"].code] = VJP[BY_NAME["loss_l1_sum"].code] = _vjp_pointwise_loss
