@@ -214,7 +214,7 @@ def _slice_dim(x, d, start, stop, node):
 def split(tensor, split_size_or_sections, dim=0):
     x = tensor
     if x.is_cuda:
-        return _cuda_index().shape_op('split', x, split_size_or_sections, dim)
+        return _cuda_index().shape_op("split", x, split_size_or_sections, dim)
     d = _wrap_dim(dim, x._data.ndim)
     n = x._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -246,7 +246,7 @@ def chunk(input, chunks, dim=0):  # noqa: A002
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.is_cuda:
-        return _cuda_index().shape_op('chunk', input, chunks, dim)
+        return _cuda_index().shape_op("chunk", input, chunks, dim)
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if n else 0
@@ -258,7 +258,7 @@ def chunk(input, chunks, dim=0):  # noqa: A002
 def unbind(input, dim=0):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op('unbind', x, dim)
+        return _cuda_index().shape_op("unbind", x, dim)
     d = _wrap_dim(dim, x._data.ndim)
     out = []
     for i in range(x._data.shape[d]):
@@ -271,7 +271,7 @@ def unbind(input, dim=0):  # noqa: A002
 def narrow(input, dim, start, length):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op('narrow', x, dim, start, length)
+        return _cuda_index().shape_op("narrow", x, dim, start, length)
     if isinstance(start, Tensor):
         start = int(start.item())
     if x._data.ndim == 0:
@@ -294,7 +294,7 @@ def narrow(input, dim, start, length):  # noqa: A002
 def flip(input, dims):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op('flip', x, dims)
+        return _cuda_index().shape_op("flip", x, dims)
     if isinstance(dims, int):
         dims = (dims,)
     nd = x._data.ndim
@@ -321,7 +321,7 @@ def flipud(input):  # noqa: A002
 
 def repeat(x, sizes):
     if x.is_cuda:
-        return _cuda_index().shape_op('repeat', x, sizes)
+        return _cuda_index().shape_op("repeat", x, sizes)
     sizes = tuple(int(s) for s in sizes)
     sh = x._data.shape
     if len(sizes) < len(sh):
@@ -356,7 +356,7 @@ def tile(input, dims):  # noqa: A002
 def movedim(input, source, destination):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op('movedim', x, source, destination)
+        return _cuda_index().shape_op("movedim", x, source, destination)
     nd = x._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
