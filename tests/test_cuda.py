@@ -236,15 +236,142 @@ def test_grad_accumulates_on_device_and_autograd_grad():
         y.backward()
 
 
+X3 = RNG.standard_normal((2, 3, 4))
+
+
+def _idx(a, t):
+    return nb.tensor(np.array(a), device=t.device)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t.max(1).values,
+        lambda t: nb.min(t, 2, keepdim=True)[0],
+        lambda t: t.max(),
+        lambda t: t.amax((0, 2)),  # non-adjacent dims: permuted to the end first
+        lambda t: nb.amin(t, 1, keepdim=True),
+        lambda t: t.prod(1),
+        lambda t: t.prod(),
+        lambda t: t.var((1, 2)),
+        lambda t: nb.std(t, 0, correction=0),
+        lambda t: t.norm(),
+        lambda t: nb.norm(t, 3, dim=1),
+        lambda t: t.norm(1, 2),
+        lambda t: t.logsumexp(2),
+        lambda t: t.cumsum(1),
+        lambda t: nb.log_softmax(t, 1),  # softmax over a dim other than the last
+    ],
+)
+def test_reductions_along_dims(fn):
+    check(fn, X3)
+
+
+def test_selection_indices_and_ties():
+    x = nb.tensor([[1.0, 3.0, 3.0], [2.0, -1.0, 0.0]], device="cuda", requires_grad=True)
+    r = x.max(1)
+    assert r.indices.is_cuda and r.indices.tolist() == [1, 0]  # first index on ties
+    x.amax(1).sum().backward()  # ties share the gradient evenly, as torch.amax
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[0, 0.5, 0.5], [1, 0, 0]])
+    z = nb.tensor([[2.0, 0.0, 3.0], [0.0, 1.0, 0.0]], device="cuda", requires_grad=True)
+    z.prod(1).sum().backward()  # zeros: d/dz_i prod = product of the others
+    np.testing.assert_allclose(z.grad.cpu().numpy(), [[0, 6, 0], [0, 0, 0]])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: t[1, :, ::2],
+        lambda t: t[..., None, 1],
+        lambda t: t[:, [0, 2, 2]],  # duplicate indices: their gradients add up
+        lambda t: t[t > 0],
+        lambda t: t[_idx([1, 0], t), _idx([2, 2], t)],
+        lambda t: t.gather(2, _idx(np.zeros((2, 3, 2), np.int64), t)),
+        lambda t: t.index_select(1, _idx([2, 0, 2], t)),
+        lambda t: nb.take_along_dim(t, _idx(np.ones((2, 1, 4), np.int64), t), 1),
+        lambda t: t.scatter_add(1, _idx([[[0, 1, 0, 2]]] * 2, t), t[:, :1] * 3),
+        lambda t: t.index_add(1, _idx([0, 0], t), t[:, :2] * 2, alpha=0.5),
+        lambda t: t.index_put((_idx([0, 1, 0], t),), t[1, 0, 0] * 2),
+        lambda t: t.index_put((_idx([0, 1, 0], t),), t[1] + 1, accumulate=True),
+        lambda t: nb.cat([t, t * 2], 1),
+        lambda t: nb.stack([t, t.exp()], 2),
+        lambda t: t.split([1, 3], 2)[1],
+        lambda t: nb.chunk(t, 2, 1)[0] * nb.chunk(t, 2, 1)[1][:, :1],
+        lambda t: t.unbind(1)[2],
+        lambda t: t.narrow(2, 1, 2),
+        lambda t: t.flip(0, 2),
+        lambda t: t.repeat(2, 1, 1, 2),
+        lambda t: nb.movedim(t, 0, 2),
+    ],
+)
+def test_indexing_and_joins(fn):
+    check(fn, X3)
+
+
+def test_index_errors_are_the_cpu_ones():
+    x = nb.tensor(X3, device="cuda")
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 3"):
+        x[:, [0, 5]]
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(1, _idx([3], x))
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
+        nb.cat([x, x[:, :2]], 2)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: nb.where(t > 0, t, t * 2),
+        lambda t: nb.where(t[:1] > 0, 0.5, t),  # broadcast condition, number operand
+        lambda t: t.clamp(-0.5, 0.5),
+        lambda t: t.clamp(min=t[0] * 0 - 0.2),  # tensor bound
+        lambda t: nb.nn.functional.leaky_relu(t, 0.1),
+        lambda t: nb.nn.functional.elu(t),
+        lambda t: nb.nn.functional.softplus(t, 2.0),
+        lambda t: nb.nn.functional.hardtanh(t, -0.3, 0.4),
+    ],
+)
+def test_where_clamp_activations(fn):
+    check(fn, X3)
+
+
+def _target(t, y):
+    return nb.tensor(y, device=t.device)
+
+
+_Y = RNG.standard_normal(X3.shape)
+_B = (RNG.uniform(size=X3.shape) > 0.5).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: nb.nn.functional.mse_loss(t, _target(t, _Y), reduction="none"),
+        lambda t: nb.nn.functional.l1_loss(t, _target(t, _Y)),
+        lambda t: nb.nn.functional.l1_loss(t, _target(t, _Y), reduction="sum"),
+        lambda t: nb.nn.functional.smooth_l1_loss(t, _target(t, _Y), beta=0.5),
+        lambda t: nb.nn.functional.huber_loss(t, _target(t, _Y), delta=0.7),
+        lambda t: nb.nn.functional.binary_cross_entropy(t.sigmoid(), _target(t, _B)),
+        lambda t: nb.nn.functional.binary_cross_entropy_with_logits(
+            t, _target(t, _B), pos_weight=_target(t, np.array([1.0, 2.0, 0.5, 3.0]))
+        ),
+        lambda t: nb.nn.functional.nll_loss(nb.log_softmax(t[0], 1), _target(t, [0, 3, 1])),
+    ],
+)
+def test_losses(fn):
+    check(fn, X3)
+
+
 def test_ops_without_cuda_kernels_raise_naming_the_op():
     x = nb.ones(2, 3, device="cuda", requires_grad=True)
+    tgt, w = nb.zeros(2, dtype=nb.int64, device="cuda"), nb.ones(3, device="cuda")
     for call, name in [
-        (lambda: x.cumsum(0), "cumsum"),
-        (lambda: x[0], "__getitem__"),
-        (lambda: nb.cat([x, x]), "cat"),
-        (lambda: x.amax(0), "amax"),
+        (lambda: nb.einsum("ij,kj->ik", x, x), "einsum"),
+        (lambda: x.__setitem__(0, 1.0), "__setitem__"),
+        (lambda: nb.where(x > 0), "where"),
+        (lambda: nb.nn.functional.nll_loss(x, tgt, weight=w), "nll_loss with weight"),
     ]:
-        with pytest.raises(NotImplementedError, match=f"'{name}' has no CUDA kernel yet"):
+        with pytest.raises(NotImplementedError, match=f"'{name}.*' has no CUDA kernel yet"):
             call()
 
     class Twice(nb.autograd.Function):

@@ -109,6 +109,10 @@ def apply(kind, x, p0=0.0, p1=0.0, p2=0.0, name="activation"):
         raise TypeError(
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
         )
+    if x.is_cuda:
+        from ..backends.cuda.ops import activation
+
+        return activation(_OPS[kind], kind, x, p0, p1, p2)
     data = x._data
     if data.dtype.kind != "f":
         if kind == CLAMP:

@@ -285,6 +285,10 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
         raise TypeError("einsum(): argument 'equation' (position 1) must be str")
+    if any(getattr(t, "is_cuda", False) for t in operands):
+        from ..backends.cuda.runtime import not_on_cuda
+
+        raise not_on_cuda("einsum")
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(t).__name__}")

@@ -105,9 +105,17 @@ def vjp_put(T, k, V):
                 gx[i] += h[i]
 
 
+def _cuda_index():
+    from ..backends.cuda import index
+
+    return index
+
+
 # -- recording helpers -----------------------------------------------------------------
 def take(x, pos, shape, node="IndexBackward0"):
     """x.flat[pos] reshaped to `shape` (pos: int64, in bounds: checked by the caller)."""
+    if x.is_cuda:
+        return _cuda_index().take(x, pos, shape, TAKE[node])
     pos = contig(pos, dtype=np.int64).reshape(-1)
     out = x._data.reshape(-1)[pos].reshape(shape)
     if x._data.dtype.kind != "f":
@@ -116,6 +124,8 @@ def take(x, pos, shape, node="IndexBackward0"):
 
 
 def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):
+    if x.is_cuda:
+        return _cuda_index().put(x, src, dpos, spos, alpha, PUT_ADD[node], True)
     dpos = contig(dpos, dtype=np.int64).reshape(-1)
     spos = contig(spos, dtype=np.int64).reshape(-1)
     out = x._data.copy()
@@ -136,6 +146,8 @@ def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):
 
 
 def put(x, src, dpos, spos, node="IndexPutBackward0"):
+    if x.is_cuda:
+        return _cuda_index().put(x, src, dpos, spos, 1.0, PUT[node], False)
     dpos = contig(dpos, dtype=np.int64).reshape(-1)
     spos = contig(spos, dtype=np.int64).reshape(-1)
     out = x._data.copy()
@@ -153,7 +165,7 @@ def _index_array(index, name):
         raise TypeError(
             f"{name}(): argument 'index' (position 3) must be Tensor, not {type(index).__name__}"
         )
-    d = index._data
+    d = index._data.host() if index.is_cuda else index._data  # positions: computed on host
     if d.dtype != np.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     return d
@@ -339,7 +351,7 @@ def flat_positions(x, index):
     n_real = 0
     for i in index:
         if isinstance(i, Tensor):
-            i = i._data
+            i = i._data.host() if i.is_cuda else i._data
         if isinstance(i, (list, tuple)):
             i = np.asarray(i)
             if i.dtype.kind == "f":

@@ -132,6 +132,8 @@ def _join(ts, d, op, blocks, out):
 
 def cat(tensors, dim=0, *, out=None):
     ts = _tensors(tensors, "cat")
+    if any(t.is_cuda for t in ts):
+        return _cuda_index().join(ts, dim, False)
     ts, dt = _promote(ts)
     # legacy: 1-D empty tensors are skipped
     pos = [i for i, t in enumerate(ts) if not (t._data.ndim == 1 and t._data.size == 0)]
@@ -168,6 +170,8 @@ concat = concatenate = cat
 
 def stack(tensors, dim=0, *, out=None):
     ts = _tensors(tensors, "stack")
+    if any(t.is_cuda for t in ts):
+        return _cuda_index().join(ts, dim, True)
     ts, dt = _promote(ts)
     ref = ts[0]._data.shape
     d = _wrap_dim(dim, len(ref) + 1)
@@ -181,6 +185,12 @@ def stack(tensors, dim=0, *, out=None):
     outer = int(np.prod(ref[:d], dtype=np.int64))
     L = int(np.prod(ref[d:], dtype=np.int64))
     return _join(ts, d, _STACK, (outer, [L] * len(ts)), out)
+
+
+def _cuda_index():
+    from ..backends.cuda import index
+
+    return index
 
 
 def hstack(tensors):
@@ -203,6 +213,8 @@ def _slice_dim(x, d, start, stop, node):
 
 def split(tensor, split_size_or_sections, dim=0):
     x = tensor
+    if x.is_cuda:
+        return _cuda_index().shape_op("split", x, split_size_or_sections, dim)
     d = _wrap_dim(dim, x._data.ndim)
     n = x._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -233,6 +245,8 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):  # noqa: A002
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.is_cuda:
+        return _cuda_index().shape_op("chunk", input, chunks, dim)
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if n else 0
@@ -243,6 +257,8 @@ def chunk(input, chunks, dim=0):  # noqa: A002
 
 def unbind(input, dim=0):  # noqa: A002
     x = input
+    if x.is_cuda:
+        return _cuda_index().shape_op("unbind", x, dim)
     d = _wrap_dim(dim, x._data.ndim)
     out = []
     for i in range(x._data.shape[d]):
@@ -254,6 +270,8 @@ def unbind(input, dim=0):  # noqa: A002
 
 def narrow(input, dim, start, length):  # noqa: A002
     x = input
+    if x.is_cuda:
+        return _cuda_index().shape_op("narrow", x, dim, start, length)
     if isinstance(start, Tensor):
         start = int(start.item())
     if x._data.ndim == 0:
@@ -275,6 +293,8 @@ def narrow(input, dim, start, length):  # noqa: A002
 
 def flip(input, dims):  # noqa: A002
     x = input
+    if x.is_cuda:
+        return _cuda_index().shape_op("flip", x, dims)
     if isinstance(dims, int):
         dims = (dims,)
     nd = x._data.ndim
@@ -300,6 +320,8 @@ def flipud(input):  # noqa: A002
 
 
 def repeat(x, sizes):
+    if x.is_cuda:
+        return _cuda_index().shape_op("repeat", x, sizes)
     sizes = tuple(int(s) for s in sizes)
     sh = x._data.shape
     if len(sizes) < len(sh):
@@ -333,6 +355,8 @@ def tile(input, dims):  # noqa: A002
 
 def movedim(input, source, destination):  # noqa: A002
     x = input
+    if x.is_cuda:
+        return _cuda_index().shape_op("movedim", x, source, destination)
     nd = x._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)

@@ -625,6 +625,10 @@ def nll_loss(
     if not isinstance(x, Tensor) or not isinstance(target, Tensor):
         raise TypeError("nll_loss(): arguments 'input' and 'target' must be Tensors")
     red = reduction_code(reduction, size_average, reduce)
+    if x.is_cuda or target.is_cuda:
+        from ..backends.cuda.ops import nll as cuda_nll
+
+        return cuda_nll(x, target, weight, ignore_index, red)
     if x._data.dtype.kind != "f":
         raise RuntimeError(f"\"nll_loss\" not implemented for '{_scalar_name(x.dtype)}'")
     N, C, inner, out_shape = _class_layout(x, target, "nll_loss")
@@ -772,6 +776,15 @@ def pointwise_loss(
             f"Tensor, not {type(bad).__name__}"
         )
     red = reduction_code(reduction)
+    if a.is_cuda or b.is_cuda:
+        from ..backends.cuda.ops import pointwise_loss as cuda_loss
+
+        op = (
+            (_L1_NONE if red == NONE else _L1_SUM if red == SUM else _PW[L1])
+            if kind == L1
+            else _PW[kind]
+        )
+        return cuda_loss(kind, op, a, b, red, float(p), weight, pos_weight, name)
     if a._data.shape != b._data.shape:
         if kind in (BCE, BCE_LOGITS):
             raise ValueError(

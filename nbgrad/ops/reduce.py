@@ -364,6 +364,12 @@ def _float_check(x, name):
         )
 
 
+def _cuda_lines():
+    from ..backends.cuda import lines
+
+    return lines
+
+
 def _layout(shape, d):
     outer = int(np.prod(shape[:d], dtype=np.int64))
     inner = int(np.prod(shape[d + 1 :], dtype=np.int64))
@@ -373,6 +379,8 @@ def _layout(shape, d):
 def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "prod")
+    if x.is_cuda:
+        return x.prod(dim, keepdim, dtype=dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data
@@ -408,6 +416,8 @@ def _var_args(dim, unbiased, correction, keepdim):
 def _var(x, dim, unbiased, keepdim, correction, is_std):
     name = "std" if is_std else "var"
     _float_check(x, name)
+    if x.is_cuda:
+        return _cuda_lines().var(x, dim, unbiased, keepdim, correction, is_std)
     dim, corr, keepdim = _var_args(dim, unbiased, correction, keepdim)
     data = x._data
     if data.dtype.kind != "f":
@@ -462,6 +472,8 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # n
 def logsumexp(input, dim, keepdim=False):  # noqa: A002
     x = input
     _float_check(x, "logsumexp")
+    if x.is_cuda:
+        return x.logsumexp(dim, keepdim)
     data = x._data
     if data.dtype.kind != "f":
         data = data.astype(_dtype.get_default_dtype().np)
@@ -483,6 +495,8 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
 def cumsum(input, dim, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "cumsum")
+    if x.is_cuda:
+        return x.cumsum(dim, dtype=dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data
@@ -497,6 +511,8 @@ def cumsum(input, dim, *, dtype=None):  # noqa: A002
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     _float_check(x, "linalg.vector_norm")
+    if x.is_cuda:
+        return _cuda_lines().norm(x, ord, dim, keepdim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     if x._data.dtype.kind != "f":

@@ -138,17 +138,23 @@ def _amax(x, dim, keepdim, is_max, node):
 
 def amax(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amax")
+    if input.is_cuda:
+        return input.amax(dim, keepdim)
     return _amax(input, dim if dim != () else None, keepdim, True, "AmaxBackward0")
 
 
 def amin(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amin")
+    if input.is_cuda:
+        return input.amin(dim, keepdim)
     return _amax(input, dim if dim != () else None, keepdim, False, "AminBackward0")
 
 
 def _max_min(is_max, input, dim=None, keepdim=False, *, other=None):  # noqa: A002
     name = "max" if is_max else "min"
     _check_tensor(input, name)
+    if input.is_cuda and other is None:
+        return input.max(dim, keepdim) if is_max else input.min(dim, keepdim)
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:
@@ -237,6 +243,10 @@ def where(condition, input=None, other=None):  # noqa: A002
     from .pointwise import broadcast_shapes, is_scalar
     from .views import expand
 
+    if any(getattr(v, "is_cuda", False) for v in (condition, input, other)):
+        from ..backends.cuda.ops import where as cuda_where
+
+        return cuda_where(condition, input, other)
     if input is None and other is None:
         c = condition._data
         return tuple(Tensor._make(contig(i.astype(np.int64)), -1, False) for i in np.nonzero(c))

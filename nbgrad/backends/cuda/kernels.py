@@ -11,7 +11,12 @@ import math
 import numpy as np
 from numba import cuda
 
+from ...ops import activations as _act
+from ...ops import losses as _losses
 from .runtime import configure
+
+# kinds of the line kernels (`lines`, `lines_vjp`)
+PROD, VAR, STD, LSE, PNORM, AMAX, AMIN, CUMSUM = range(8)
 
 K = None
 
@@ -51,6 +56,10 @@ def build():
         return K
     L = configure()
     TPB, T = L.tpb, L.tile
+    act_f = cuda.jit(device=True)(_act._f.py_func)
+    act_df = cuda.jit(device=True)(_act._df.py_func)
+    loss_f = cuda.jit(device=True)(_losses._pw_loss.py_func)
+    loss_df = cuda.jit(device=True)(_losses._pw_grad.py_func)
     f64 = np.float64
 
     @cuda.jit
@@ -281,9 +290,241 @@ def build():
             dst[j] = bi
             j += cuda.gridsize(1)
 
+    @cuda.jit
+    def take(src, pos, dst, acc):
+        """dst[i] (+)= src[pos[i]]: every indexing/shape forward, cat's VJP."""
+        i = cuda.grid(1)
+        while i < dst.size:
+            if acc:
+                dst[i] += src[pos[i]]
+            else:
+                dst[i] = src[pos[i]]
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def scatter(src, spos, dst, dpos, scale, add, ident):
+        """dst[dpos[i]] = (or atomically +=) scale * src[spos[i]] (src[i] if ident): take's
+        VJP (duplicate positions accumulate), scatter_add/index_add/index_put, cat."""
+        i = cuda.grid(1)
+        while i < dpos.size:
+            v = src[i if ident else spos[i]] * scale if scale != 0 else 0.0
+            if add:
+                cuda.atomic.add(dst, dpos[i], v)
+            else:
+                dst[dpos[i]] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def line_pos(idx, pos, n, inner):
+        """Flat positions in an (outer, n, inner) tensor of index idx[j] along n."""
+        j = cuda.grid(1)
+        while j < pos.size:
+            pos[j] = (j // inner) * n * inner + idx[j] * inner + j % inner
+            j += cuda.gridsize(1)
+
+    @cuda.jit
+    def where(c, a, b, y):
+        i = cuda.grid(1)
+        while i < y.size:
+            y[i] = a[i] if c[i] else b[i]
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def where_vjp(c, g, gx, take_true, acc):
+        i = cuda.grid(1)
+        while i < gx.size:
+            v = g[i] if c[i] == take_true else 0.0
+            if acc:
+                gx[i] += v
+            else:
+                gx[i] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def act(x, y, kind, p0, p1, p2):
+        """The parametrised activations of ops/activations.py (leaky_relu, elu, clamp...)."""
+        i = cuda.grid(1)
+        while i < y.size:
+            y[i] = act_f(kind, x[i], p0, p1, p2)
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def act_vjp(x, g, gx, kind, p0, p1, p2, acc):
+        i = cuda.grid(1)
+        while i < gx.size:
+            v = g[i] * act_df(kind, x[i], p0, p1, p2)
+            if acc:
+                gx[i] += v
+            else:
+                gx[i] = v
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def lines(x, y, nl, n, inner, kind, p):
+        """Reduce (or scan, for CUMSUM) each of the nl lines of x seen as (outer, n, inner):
+        line j starts at (j // inner) * n * inner + j % inner, stride inner. One thread per
+        line. `p`: the correction of VAR/STD, the order of PNORM."""
+        j = cuda.grid(1)
+        while j < nl:
+            base = (j // inner) * n * inner + j % inner
+            m = 0.0
+            if kind == LSE or kind == AMAX or kind == AMIN:
+                m = x[base]
+                for r in range(1, n):
+                    v = x[base + r * inner]
+                    if v != v or m != m:
+                        m = math.nan
+                    elif (v < m) if kind == AMIN else (v > m):
+                        m = v
+                if kind == LSE and not math.isfinite(m):
+                    m = 0.0 if m == m else m
+            elif kind == VAR or kind == STD:
+                for r in range(n):
+                    m += x[base + r * inner]
+                m /= n
+            s = 1.0 if kind == PROD else 0.0
+            for r in range(n):
+                i = base + r * inner
+                v = x[i]
+                if kind == PROD:
+                    s *= v
+                elif kind == VAR or kind == STD:
+                    s += (v - m) * (v - m)
+                elif kind == LSE:
+                    s += math.exp(v - m)
+                elif kind == CUMSUM:
+                    s += v
+                    y[i] = s
+                elif kind == PNORM:
+                    a = abs(v)
+                    if p == math.inf:
+                        s = max(s, a)
+                    elif p == -math.inf:
+                        s = a if r == 0 else min(s, a)
+                    elif p == 0:
+                        s += 1.0 if a != 0 else 0.0
+                    elif p == 1:
+                        s += a
+                    elif p == 2:
+                        s += a * a
+                    else:
+                        s += a**p
+            if kind == VAR or kind == STD:
+                s = s / max(n - p, 0.0)
+                if kind == STD:
+                    s = math.sqrt(s)
+            elif kind == LSE:
+                s = math.log(s) + m
+            elif kind == AMAX or kind == AMIN:
+                s = m
+            elif kind == PNORM and p != 0 and p != 1 and not math.isinf(p):
+                s = math.sqrt(s) if p == 2 else s ** (1.0 / p)
+            if kind != CUMSUM:
+                y[j] = s
+            j += cuda.gridsize(1)
+
+    @cuda.jit
+    def lines_vjp(x, y, g, gx, nl, n, inner, kind, p, acc):
+        """gx (+)= the VJP of `lines` for line j's cotangent g[j] (g full-size for CUMSUM:
+        the reverse running sum)."""
+        j = cuda.grid(1)
+        while j < nl:
+            base = (j // inner) * n * inner + j % inner
+            yj = 0.0 if kind == CUMSUM else y[j]
+            gj = 0.0 if kind == CUMSUM else g[j]
+            a = 1.0  # PROD: product of the non-zeros; VAR/STD: the mean; AMAX/AMIN: 1/ties
+            c = 0.0  # PROD: count of zeros; AMAX/AMIN, PNORM(+-inf): ties with the result
+            if kind == VAR or kind == STD:
+                a = 0.0
+                for r in range(n):
+                    a += x[base + r * inner]
+                a /= n
+            elif kind == PROD or kind == AMAX or kind == AMIN or kind == PNORM:
+                for r in range(n):
+                    v = x[base + r * inner]
+                    if kind == PROD:
+                        if v == 0:
+                            c += 1.0
+                        else:
+                            a *= v
+                    elif (abs(v) if kind == PNORM else v) == yj:
+                        c += 1.0
+            run = 0.0
+            for q in range(n):
+                r = n - 1 - q if kind == CUMSUM else q
+                i = base + r * inner
+                v = x[i]
+                if kind == CUMSUM:
+                    run += g[i]
+                    d = run
+                elif kind == PROD:
+                    d = 0.0 if c > 1 else (a if v == 0 else (0.0 if c == 1 else a / v))
+                    d *= gj
+                elif kind == VAR:
+                    d = gj * 2.0 * (v - a) / max(n - p, 0.0)
+                elif kind == STD:
+                    d = gj * (v - a) / (max(n - p, 0.0) * yj) if yj != 0 else 0.0
+                elif kind == LSE:
+                    d = gj * math.exp(v - yj)
+                elif kind == AMAX or kind == AMIN:
+                    d = gj / c if v == yj else 0.0
+                else:  # PNORM
+                    sg = 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
+                    if math.isinf(p):
+                        d = gj * sg / c if abs(v) == yj else 0.0
+                    elif p == 0:
+                        d = 0.0
+                    elif p == 1:
+                        d = gj * sg
+                    elif yj == 0:
+                        d = 0.0
+                    elif p == 2:
+                        d = gj * v / yj
+                    else:
+                        d = gj * sg * abs(v) ** (p - 1) / yj ** (p - 1)
+                if acc:
+                    gx[i] += d
+                else:
+                    gx[i] = d
+            j += cuda.gridsize(1)
+
+    @cuda.jit
+    def pw_loss(a, b, w, pw, hw, hp, kind, p, out):
+        """The elementwise losses of ops/losses.py (mse, l1, smooth_l1, huber, bce(+logits)).
+        Scalars go through float(): the CPU rules subtract booleans (sign), which Python
+        floats allow and the simulator's NumPy scalars refuse."""
+        i = cuda.grid(1)
+        while i < out.size:
+            wi = float(w[i]) if hw else 1.0
+            pi = float(pw[i]) if hp else 1.0
+            out[i] = loss_f(kind, float(a[i]), float(b[i]), p, wi, pi)
+            i += cuda.gridsize(1)
+
+    @cuda.jit
+    def pw_loss_vjp(a, b, w, pw, hw, hp, kind, p, g, full, scale, ga, gb, wa, wb, acca, accb):
+        """ga, gb (+)= g * d loss / d (a, b); g full-size (reduction none) or one element."""
+        i = cuda.grid(1)
+        while i < a.size:
+            wi = float(w[i]) if hw else 1.0
+            pi = float(pw[i]) if hp else 1.0
+            da, db = loss_df(kind, float(a[i]), float(b[i]), p, wi, pi)
+            sc = g[i] if full else g[0] * scale
+            if wa:
+                if acca:
+                    ga[i] += sc * da
+                else:
+                    ga[i] = sc * da
+            if wb:
+                if accb:
+                    gb[i] += sc * db
+                else:
+                    gb[i] = sc * db
+            i += cuda.gridsize(1)
+
     k = _Kernels()
     for name in (
-        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best"
+        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best "
+        "take scatter line_pos where where_vjp act act_vjp lines lines_vjp pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])
     K = k

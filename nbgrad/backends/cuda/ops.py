@@ -513,8 +513,11 @@ _SM = {False: BY_NAME["softmax"], True: BY_NAME["log_softmax"]}
 def softmax(x, dim, log=False):
     _float(x, "softmax")
     nd = x._data.ndim
-    if nd and _wrap_dim(dim, nd) != nd - 1:
-        raise rt.not_on_cuda("softmax over a dimension other than the last")
+    d = _wrap_dim(dim, nd) if nd else 0
+    if nd and d != nd - 1:  # move the dim last and back (two recorded permute copies)
+        perm = tuple(i for i in range(nd) if i != d) + (d,)
+        inv = tuple(perm.index(i) for i in range(nd))
+        return permute(softmax(permute(x, perm), -1, log), inv)
     C = x._data.shape[-1] if nd else 1
     out = rt.empty(x._data.shape, x._data.dtype)
     rows = out.size // C if C else 0
@@ -578,6 +581,16 @@ def _vjp_nll(G, k):
 VJP[_NLL.code] = _vjp_nll
 
 
+def nll(x, target, weight, ignore_index, red):
+    """F.nll_loss on CUDA: (N, C) log-probabilities, class targets, mean (1) or sum (2)."""
+    if weight is not None or red not in (1, 2):
+        raise rt.not_on_cuda("nll_loss with weight or reduction='none'")
+    if not x.is_cuda:
+        raise device_error(x.device, "cuda:0")
+    n = x._data.shape[0] if x._data.ndim else 1
+    return nll_loss(x, target, 1.0 / n if red == 1 else 1.0, ignore_index)
+
+
 def cross_entropy(x, target, weight, ignore_index, red, smoothing):
     """F.cross_entropy on CUDA: log_softmax then the mean (red 1) or sum (red 2) NLL."""
     if weight is not None or smoothing or red not in (1, 2):
@@ -590,12 +603,10 @@ def cross_entropy(x, target, weight, ignore_index, red, smoothing):
 
 
 def mse_loss(a, b, reduction="mean"):
-    if reduction not in ("mean", "sum"):
-        raise rt.not_on_cuda("mse_loss with reduction='none'")
-    if a._data.shape != b._data.shape:
-        raise rt.not_on_cuda("mse_loss of differently shaped input and target")
-    d = binary("sub", a, b)
-    return reduce(reduction, binary("mul", d, d))
+    from ...ops import losses as L
+
+    red = L.reduction_code(reduction)
+    return pointwise_loss(L.MSE, L._PW[L.MSE], a, b, red, 0.0, None, None, "mse_loss")
 
 
 # -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
@@ -642,3 +653,163 @@ def arg_best(x, dim, keepdim, largest):
     out = rt.empty(out_shape if nd else (), np.int64)
     launch(_kernels().arg_best, out.size, d.flat, out.flat, inner, n, largest)
     return _tensor_cls()._make(out, -1, False)
+
+
+# -- where and the parametrised activations (leaky_relu, elu, hardtanh, softplus, clamp) ------
+_WHERE = BY_NAME["where"]
+
+
+def _full_operand(v, dt, shape):
+    """A where() operand as a CUDA tensor of `shape` (numbers and CPU scalars filled)."""
+    if isinstance(v, Tensor) and v.is_cuda:
+        v = cast(v, dt)
+    else:
+        if isinstance(v, Tensor):
+            if v._data.ndim or v._rg:
+                raise device_error("cuda:0", v.device)
+            v = v._data.item()
+        out = rt.empty((), dt.np)
+        launch(_kernels().fill, 1, out.flat, dt.np.type(v))
+        v = _tensor_cls()._make(out, -1, False)
+    return v if v._data.shape == shape else expand(v, shape)
+
+
+def where(cond, a, b):
+    if a is None and b is None:
+        raise rt.not_on_cuda("where(condition) (nonzero)")
+    if not (isinstance(cond, Tensor) and cond.is_cuda):
+        other = a if isinstance(a, Tensor) and a.is_cuda else b
+        raise device_error(other.device, getattr(cond, "device", "cpu"))
+    if cond._data.dtype != np.bool_:
+        raise RuntimeError(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{cond.dtype.name.capitalize()}"
+        )
+    dts = [v.dtype for v in (a, b) if isinstance(v, Tensor)]
+    dt = dts[0] if len(dts) == 1 else _dtype.promote_types(*dts)
+    shape = cond._data.shape
+    for v in (a, b):
+        if isinstance(v, Tensor):
+            shape = broadcast_shapes(shape, v._data.shape)
+    c = cond if cond._data.shape == shape else expand(cond, shape)
+    a, b = _full_operand(a, dt, shape), _full_operand(b, dt, shape)
+    out = rt.empty(shape, dt.np)
+    launch(_kernels().where, out.size, c._data.flat, a._data.flat, b._data.flat, out.flat)
+    if not dt.is_floating_point:
+        return _tensor_cls()._make(out, -1, False)
+    return wrap(out, (a, b), _WHERE, saved=(c._data,))
+
+
+def _vjp_where(G, k):
+    (c,) = G.saved(k)
+    g = G.cot(G.out(k, 0))
+    for j in (0, 1):
+        s = G.inp(k, j)
+        if G.wants(s):
+            gx, acc = G.take(s)
+            launch(_kernels().where_vjp, gx.size, c, g, gx, j == 0, acc)
+
+
+VJP[_WHERE.code] = _vjp_where
+
+
+def activation(op, kind, x, p0, p1, p2):
+    _float(x, op.name)
+    d = x._data
+    out = rt.empty(d.shape, d.dtype)
+    t = d.dtype.type
+    launch(_kernels().act, out.size, d.flat, out.flat, kind, t(p0), t(p1), t(p2))
+    return wrap(out, (x,), op, iattrs=(kind,), fattrs=(p0, p1, p2), saved=(d,))
+
+
+def _vjp_act(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    (kind,) = G.iattrs(k)
+    (x,) = G.saved(k)
+    gx, acc = G.take(sx)
+    t = gx.dtype.type
+    p = (t(G.fattr(k, 0)), t(G.fattr(k, 1)), t(G.fattr(k, 2)))
+    launch(_kernels().act_vjp, gx.size, x, G.cot(G.out(k, 0)), gx, kind, *p, acc)
+
+
+for _n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp"):
+    VJP[BY_NAME[_n].code] = _vjp_act
+
+
+# -- elementwise losses (mse, l1, smooth_l1, huber, binary_cross_entropy(_with_logits)) --------
+def pointwise_loss(kind, op, a, b, red, p, weight, pos_weight, name):
+    """ops/losses.py's elementwise losses: one kernel for the per-element losses (the CPU
+    rules, compiled for the device), the shared reduction for mean/sum, one VJP kernel."""
+    from ...ops import losses as L
+
+    for t in (a, b):
+        if not t.is_cuda:
+            raise device_error("cuda:0", t.device)
+    if a._data.shape != b._data.shape:
+        raise rt.not_on_cuda(f"{name} with a target of another shape")
+    _float(a, name)
+    if b.dtype is not a.dtype:
+        b = cast(b, a.dtype)
+    shape, n = a._data.shape, a._data.size
+    if kind == L.BCE and n:  # bounds checked on the host: two scalars come back
+        lo = _lines().amax(a.detach(), (), False, False).item()
+        hi = _lines().amax(a.detach(), (), False, True).item()
+        if lo < 0 or hi > 1 or hi != hi:
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    extra = []
+    for t, nm in ((weight, "weight"), (pos_weight, "pos_weight")):
+        if t is None:
+            extra.append(None)
+            continue
+        if t._rg:
+            raise L._not_differentiable(name, nm)
+        if not t.is_cuda:
+            raise device_error("cuda:0", t.device)
+        t = cast(t, a.dtype)
+        extra.append(t if t._data.shape == shape else expand(t.detach(), shape))
+    w, pw = (t._data.flat if t is not None else a._data.flat for t in extra)
+    hw, hp = (t is not None for t in extra)
+    le = rt.empty(shape, a._data.dtype)
+    K = _kernels()
+    if n:
+        launch(K.pw_loss, n, a._data.flat, b._data.flat, w, pw, hw, hp, kind, p, le.flat)
+    scale = 1.0
+    out = le
+    if red != L.NONE:
+        scale = (1.0 / n if n else math.nan) if red == L.MEAN else 1.0
+        out = rt.empty((), a._data.dtype)
+        reduce_dims(le.flat, shape or (1,), tuple(range(max(len(shape), 1))), out.flat, 0, scale)
+    saved = (a._data, b._data) + tuple(t._data for t in extra if t is not None)
+    return wrap(out, (a, b), op, iattrs=(kind, red, hw, hp), fattrs=(p, scale), saved=saved)
+
+
+def _vjp_pointwise_loss(G, k):
+    sa, sb = G.inp(k, 0), G.inp(k, 1)
+    wa, wb = G.wants(sa), G.wants(sb)
+    if not (wa or wb):
+        return
+    kind, red, hw, hp = G.iattrs(k)
+    a, b, *extra = G.saved(k)
+    w = extra.pop(0) if hw else a
+    pw = extra.pop(0) if hp else a
+    ga, acca = G.take(sa) if wa else (a, False)
+    gb, accb = G.take(sb) if wb else (a, False)
+    g = G.cot(G.out(k, 0))
+    p, scale = G.fattr(k, 0), G.fattr(k, 1)
+    launch(_kernels().pw_loss_vjp, a.size, a, b, w, pw, bool(hw), bool(hp), kind, p, g,
+           red == 0, scale, ga, gb, wa, wb, acca, accb)  # fmt: skip
+
+
+def _lines():
+    from . import lines
+
+    return lines
+
+
+for _n in ("MseLossBackward0", "SmoothL1LossBackward0", "HuberLossBackward0",
+           "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0",
+           "MeanBackward0"):  # fmt: skip
+    VJP[BY_NAME["loss_" + _n].code] = _vjp_pointwise_loss
+VJP[BY_NAME["loss_l1_none"].code] = VJP[BY_NAME["loss_l1_sum"].code] = _vjp_pointwise_loss

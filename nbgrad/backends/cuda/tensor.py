@@ -352,6 +352,132 @@ class CudaTensor(Tensor):
         x = self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype))
         return ops.softmax(x, dim, log=True)
 
+    # -- reductions along dims, selection, scans (lines.py) ------------------------------
+    def max(self, dim=None, keepdim=False):
+        return _lines().max_min(True, self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _lines().max_min(False, self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _lines().amax(self, dim, keepdim, True)
+
+    def amin(self, dim=(), keepdim=False):
+        return _lines().amax(self, dim, keepdim, False)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _lines().prod(self, dim, keepdim, dtype)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _lines().var(self, dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _lines().var(self, dim, unbiased, keepdim, correction, True)
+
+    def norm(self, p="fro", dim=None, keepdim=False):
+        return _lines().norm(self, p, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _lines().logsumexp(self, dim, keepdim)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _lines().cumsum(self, dim, dtype)
+
+    # -- selection and parametrised activations -------------------------------------------
+    def where(self, condition, other):
+        return ops.where(condition, self, other)
+
+    def clamp(self, min=None, max=None):  # noqa: A002
+        from ...ops.activations import clamp
+
+        return clamp(self, min, max)
+
+    clip = clamp
+
+    def clamp_min(self, min):  # noqa: A002
+        return self.clamp(min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        return self.clamp(None, max)
+
+    # -- indexing and joins (index.py): gathers by positions computed on the host ----------
+    def __getitem__(self, index):
+        return _index().getitem(self, index)
+
+    def gather(self, dim, index):
+        from ...ops.indexing import gather
+
+        return gather(self, dim, index)
+
+    def take_along_dim(self, indices, dim=None):
+        from ...ops.indexing import take_along_dim
+
+        return take_along_dim(self, indices, dim)
+
+    def index_select(self, dim, index):
+        from ...ops.indexing import index_select
+
+        return index_select(self, dim, index)
+
+    def scatter_add(self, dim, index, src):
+        from ...ops.indexing import scatter_add
+
+        return scatter_add(self, dim, index, src)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        from ...ops.indexing import index_add
+
+        return index_add(self, dim, index, source, alpha=alpha)
+
+    def index_put(self, indices, values, accumulate=False):
+        from ...ops.indexing import index_put
+
+        return index_put(self, tuple(indices), values, accumulate)
+
+    def split(self, split_size, dim=0):
+        return _index().shape_op("split", self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _index().shape_op("chunk", self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return _index().shape_op("unbind", self, dim)
+
+    def narrow(self, dim, start, length):
+        return _index().shape_op("narrow", self, dim, start, length)
+
+    def flip(self, *dims):
+        return _index().shape_op("flip", self, as_shape(dims))
+
+    def fliplr(self):
+        return _index().shape_op("fliplr", self)
+
+    def flipud(self):
+        return _index().shape_op("flipud", self)
+
+    def repeat(self, *sizes):
+        return _index().shape_op("repeat", self, as_shape(sizes))
+
+    def tile(self, *dims):
+        return _index().shape_op("tile", self, as_shape(dims))
+
+    def movedim(self, source, destination):
+        return _index().shape_op("movedim", self, source, destination)
+
+    moveaxis = movedim
+
+
+def _lines():
+    from . import lines
+
+    return lines
+
+
+def _index():
+    from . import index
+
+    return index
+
 
 def _unary_method(name):
     def f(self):

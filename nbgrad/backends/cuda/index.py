@@ -1,0 +1,218 @@
+"""Indexing, joins and shape copies on CUDA: each is a gather by flat positions.
+
+The positions depend only on shapes and index values, so they are computed on the host by
+running the CPU op itself on an *image* of the input: a CPU int64 tensor of its shape
+holding 0..n-1 (`image`). The CPU op validates the arguments and raises PyTorch's errors;
+its result holds the flat source position of every output element. The device gathers
+(`take`); the VJP scatter-adds the cotangent back with atomics, so duplicate indices
+accumulate. Index tensors on the GPU are copied to the host for this (bounds are checked
+before any kernel runs); shape-only ops (flip, narrow, split, ...) copy nothing back.
+"""
+
+import numpy as np
+
+from ...ops import indexing as _ix
+from ...ops import joins as _joins
+from ...ops import views as _views
+from ...ops.registry import BY_NAME
+from ...tensor import Tensor
+from . import runtime as rt
+from .kernels import build as _kernels
+from .ops import VJP, _tensor_cls, cast, device_error, launch, wrap
+
+
+def image(shape, start=0):
+    n = int(np.prod(shape, dtype=np.int64))
+    return Tensor._make(np.arange(start, start + n, dtype=np.int64).reshape(shape), -1, False)
+
+
+def _dev_pos(pos):
+    return rt.from_host(np.ascontiguousarray(pos, np.int64).reshape(-1))
+
+
+def _host_index(index):
+    """An index with its CUDA tensors copied to the host (positions are computed there)."""
+    if isinstance(index, tuple):
+        return tuple(_host_index(i) for i in index)
+    return index.cpu() if isinstance(index, Tensor) and index.is_cuda else index
+
+
+def _on_cuda(t, other="cuda:0"):
+    """A tensor operand on the GPU; a CPU 0-dim tensor without gradient is uploaded."""
+    if t.is_cuda:
+        return t
+    if t._data.ndim == 0 and not t._rg:
+        return _tensor_cls()._make(rt.from_host(t._data), -1, False)
+    raise device_error(other, t.device)
+
+
+# -- take: out = x.flat[pos] ------------------------------------------------------------------
+def take(x, pos, shape, op):
+    """x.flat[pos] with `shape`; pos: host int64 positions in bounds, or a CudaArray."""
+    d = x._data
+    out = rt.empty(shape, d.dtype)
+    p = pos if isinstance(pos, rt.CudaArray) else _dev_pos(pos)
+    if out.size:
+        launch(_kernels().take, out.size, d.flat, p.flat, out.flat, 0)
+    if d.dtype.kind != "f":
+        return _tensor_cls()._make(out, -1, False)
+    return wrap(out, (x,), op, saved=(p,))
+
+
+def _vjp_take(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    (pos,) = G.saved(k)
+    gx, acc = G.take(sx)
+    K = _kernels()
+    if not acc:
+        launch(K.fill, gx.size, gx, gx.dtype.type(0))
+    if pos.size:
+        g = G.cot(G.out(k, 0))
+        launch(K.scatter, pos.size, g, pos, gx, pos, gx.dtype.type(1), True, True)
+
+
+_TAKE_OPS = [*_ix.TAKE.values(), *_joins._VIEW.values()]
+_TAKE_OPS += [BY_NAME[n] for n in ("slice", "select", "index_basic", "unsqueeze_index")]
+for _op in _TAKE_OPS:
+    VJP[_op.code] = _vjp_take
+
+
+def positional(x, fn, op, *args):
+    """fn(image of x, *args) gives the positions (or a tuple of them, one per output)."""
+    r = fn(image(x._data.shape), *args)
+    if isinstance(r, Tensor):
+        return take(x, r._data, r._data.shape, op)
+    return tuple(take(x, t._data, t._data.shape, op) for t in r)
+
+
+def getitem(x, index):
+    index = _host_index(index)
+    if _ix.is_advanced(index):
+        return positional(x, _ix.getitem_advanced, _ix.TAKE["IndexBackward0"], index)
+    img = image(x._data.shape)
+    op = BY_NAME[_views._index_node(_views._normalize_index(img, index))]
+    return positional(x, _views.getitem, op, index)
+
+
+_SHAPE_OPS = {  # CPU function in ops/joins.py -> the row its outputs record
+    "narrow": "SliceBackward0",
+    "flip": "FlipBackward0",
+    "fliplr": "FlipBackward0",
+    "flipud": "FlipBackward0",
+    "repeat": "RepeatBackward0",
+    "tile": "RepeatBackward0",
+    "movedim": "PermuteBackward0",
+    "unbind": "UnbindBackward0",
+    "chunk": "SplitBackward0",
+}
+
+
+def shape_op(name, x, *args):
+    node = _SHAPE_OPS.get(name)
+    if name == "split":
+        node = "SplitBackward0" if isinstance(args[0], int) else "SplitWithSizesBackward0"
+    return positional(x, getattr(_joins, name), _joins._VIEW[node], *args)
+
+
+# -- cat / stack: each input is scattered to its own output positions ------------------------
+def join(tensors, dim, stack):
+    ts = _joins._tensors(tensors, "stack" if stack else "cat")
+    ts = [_on_cuda(t) for t in ts]
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        from ... import _dtype
+
+        dt = _dtype.promote_types(dt, t.dtype)
+    ts = [cast(t, dt) for t in ts]
+    imgs, offs, off = [], [], 0
+    for t in ts:
+        imgs.append(image(t._data.shape, off))
+        offs.append(off)
+        off += t._data.size
+    pos = (_joins.stack if stack else _joins.cat)(imgs, dim)._data  # validates as the CPU
+    inv = np.empty(off, np.int64)
+    inv[pos.reshape(-1)] = np.arange(pos.size, dtype=np.int64)
+    out = rt.empty(pos.shape, dt.np)
+    K = _kernels()
+    dpos = []
+    for t, o in zip(ts, offs):
+        n = t._data.size
+        p = _dev_pos(inv[o : o + n])
+        if n:
+            launch(K.scatter, n, t._data.flat, p.flat, out.flat, p.flat, dt.np.type(1), False, True)
+        dpos.append(p)
+    if not dt.is_floating_point:
+        return _tensor_cls()._make(out, -1, False)
+    return wrap(out, tuple(ts), BY_NAME["stack" if stack else "cat"], saved=tuple(dpos))
+
+
+def _vjp_join(G, k):
+    g = G.cot(G.out(k, 0))
+    for j, pos in enumerate(G.saved(k)):
+        s = G.inp(k, j)
+        if G.wants(s):
+            gx, acc = G.take(s)
+            if gx.size:
+                launch(_kernels().take, gx.size, g, pos, gx, acc)
+
+
+VJP[BY_NAME["cat"].code] = VJP[BY_NAME["stack"].code] = _vjp_join
+
+
+# -- scatter_add / index_add / index_put: x with src scattered into it --------------------------
+def put(x, src, dpos, spos, alpha, op, add):
+    """x with alpha * src.flat[spos] added at (add) or stored to (not add) x.flat[dpos]."""
+    src = _on_cuda(src)
+    if src.dtype is not x.dtype:
+        src = cast(src, x.dtype)
+    dpos = np.ascontiguousarray(dpos, np.int64).reshape(-1)
+    spos = np.ascontiguousarray(spos, np.int64).reshape(-1)
+    K = _kernels()
+    d = x._data
+    out = rt.empty(d.shape, d.dtype)
+    if out.size:
+        launch(K.store, out.size, out.flat, d.flat, 0)
+    fd, fs = dpos, spos
+    if not add and dpos.size:  # duplicates: the last write wins, as the CPU (deterministic)
+        _, last = np.unique(dpos[::-1], return_index=True)
+        keep = dpos.size - 1 - last
+        fd, fs = dpos[keep], spos[keep]
+    if fd.size:
+        pd, ps = _dev_pos(fd), _dev_pos(fs)
+        launch(K.scatter, fd.size, src._data.flat, ps.flat, out.flat, pd.flat,
+               d.dtype.type(alpha), add, False)  # fmt: skip
+    if d.dtype.kind != "f":
+        return _tensor_cls()._make(out, -1, False)
+    return wrap(out, (x, src), op, iattrs=(int(add),), fattrs=(float(alpha),),
+                saved=(_dev_pos(dpos), _dev_pos(spos)))  # fmt: skip
+
+
+def _vjp_put(G, k):
+    sy, sx, ss = G.out(k, 0), G.inp(k, 0), G.inp(k, 1)
+    (add,) = G.iattrs(k)
+    dpos, spos = G.saved(k)
+    g = G.cot(sy)
+    K = _kernels()
+    if G.wants(ss):  # every source gets the cotangent at its destination
+        gs, acc = G.take(ss)
+        if not acc:
+            launch(K.fill, gs.size, gs, gs.dtype.type(0))
+        if dpos.size:
+            alpha = gs.dtype.type(G.fattr(k, 0))
+            launch(K.scatter, dpos.size, g, dpos, gs, spos, alpha, True, False)
+    if G.wants(sx):
+        if add or not dpos.size:
+            gx, acc = G.take(sx)
+            launch(K.store, gx.size, gx, g, acc)
+        else:  # overwritten elements get no gradient: g with zeros at dpos
+            h = G.scratch(g.size, g.dtype)
+            launch(K.store, h.size, h, g, 0)
+            launch(K.scatter, dpos.size, g, dpos, h, dpos, h.dtype.type(0), False, True)
+            gx, acc = G.take(sx)
+            launch(K.store, gx.size, gx, h, acc)
+
+
+for _op in (*_ix.PUT_ADD.values(), *_ix.PUT.values()):
+    VJP[_op.code] = _vjp_put

@@ -1,0 +1,150 @@
+"""Reductions and scans along dims on CUDA, all through the two line kernels.
+
+A reduction over a run of adjacent dims sees its input as (outer, n, inner): line j starts
+at (j // inner) * n * inner + j % inner with stride inner, and one thread reduces it
+(`kernels.lines`); `kernels.lines_vjp` writes the line's gradient. A set of dims that is
+not adjacent is moved to the end first (a recorded permute copy). prod, var/std, norm,
+logsumexp, amax/amin (ties share the gradient evenly) and cumsum are kinds of this kernel;
+max/min over a dim are argmax/argmin plus a gather.
+"""
+
+import math
+
+from ... import _dtype
+from ...ops import indexing as _ix
+from ...ops import reduce as _red
+from ...ops import select as _sel
+from ...ops.registry import BY_NAME
+from ...tensor import Tensor, _wrap_dim
+from . import kernels as K
+from . import runtime as rt
+from .index import take
+from .kernels import build as _kernels
+from .ops import VJP, _float, _tensor_cls, arg_best, binary, cast, launch, permute, wrap
+
+
+def _layout(x, dims):
+    """(x or its permuted copy, lines, n, inner) for reducing `dims` (sorted)."""
+    s = x._data.shape
+    if dims and list(dims) != list(range(dims[0], dims[-1] + 1)):
+        keep = [d for d in range(len(s)) if d not in dims]
+        x = permute(x, tuple(keep) + tuple(dims))
+        dims = tuple(range(len(keep), len(s)))
+        s = x._data.shape
+    if not dims:
+        return x, x._data.size, 1, 1
+    outer = math.prod(s[: dims[0]])
+    inner = math.prod(s[dims[-1] + 1 :])
+    return x, outer * inner, math.prod(s[dims[0] : dims[-1] + 1]), inner
+
+
+def reduce_lines(x, dims, keepdim, kind, op, p=0.0):
+    _float(x, op.name)
+    s = x._data.shape
+    out_shape = tuple(1 if i in dims else n for i, n in enumerate(s) if keepdim or i not in dims)
+    x2, nl, n, inner = _layout(x, dims)
+    y = rt.empty(out_shape, x._data.dtype)
+    if nl:
+        launch(_kernels().lines, nl, x2._data.flat, y.flat, nl, n, inner, kind, p)
+    return wrap(y, (x2,), op, iattrs=(nl, n, inner, kind), fattrs=(p,), saved=(x2._data, y))
+
+
+def _vjp_lines(G, k):
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    nl, n, inner, kind = G.iattrs(k)
+    g = G.cot(G.out(k, 0))
+    x, y = G.saved(k) if kind != K.CUMSUM else (g, g)
+    gx, acc = G.take(sx)
+    if nl:
+        launch(_kernels().lines_vjp, nl, x, y, g, gx, nl, n, inner, kind, G.fattr(k, 0), acc)
+
+
+_OPS = [BY_NAME[n] for n in ("prod", "prod_dim", "var", "std", "logsumexp", "cumsum", "norm")]
+for _op in _OPS + [BY_NAME["pnorm"], *_sel._AMAX.values()]:
+    VJP[_op.code] = _vjp_lines
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    if dtype is not None:
+        x = cast(x, _dtype.as_dtype(dtype))
+    if dim is None:
+        return reduce_lines(x, tuple(range(x._data.ndim)), False, K.PROD, BY_NAME["prod"])
+    if not isinstance(dim, int):
+        raise TypeError("prod(): argument 'dim' must be int")
+    d = (_wrap_dim(dim, x._data.ndim),) if x._data.ndim else ()
+    return reduce_lines(x, d, keepdim, K.PROD, BY_NAME["prod_dim"])
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, correction=None, is_std=False):
+    dim, corr, keepdim = _red._var_args(dim, unbiased, correction, keepdim)
+    kind, op = (K.STD, BY_NAME["std"]) if is_std else (K.VAR, BY_NAME["var"])
+    return reduce_lines(x, _red._dims(dim, x._data.ndim), keepdim, kind, op, corr)
+
+
+def logsumexp(x, dim, keepdim=False):
+    return reduce_lines(x, _red._dims(dim, x._data.ndim), keepdim, K.LSE, BY_NAME["logsumexp"])
+
+
+def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
+    if p is None or p == "fro":
+        p = 2
+    if isinstance(p, str):
+        raise NotImplementedError(f"norm with p={p!r} is not supported (numbers and 'fro' are)")
+    if dtype is not None:
+        x = cast(x, _dtype.as_dtype(dtype))
+    p = float(p)
+    op = BY_NAME["norm" if p == 2 else "pnorm"]
+    if x._data.size == 0 and (p < 0 or math.isinf(p)):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because "
+            "the operation does not have an identity"
+        )
+    return reduce_lines(x, _red._dims(dim, x._data.ndim), keepdim, K.PNORM, op, p)
+
+
+def amax(x, dim=(), keepdim=False, is_max=True, node=None):
+    dims = _red._dims(None if dim == () else dim, x._data.ndim)
+    node = node or ("AmaxBackward0" if is_max else "AminBackward0")
+    _sel._empty_check(x, node.split("Backward")[0].lower(), None if dim == () else dims)
+    return reduce_lines(x, dims, keepdim, K.AMAX if is_max else K.AMIN, _sel._AMAX[node])
+
+
+def max_min(is_max, x, dim=None, keepdim=False):
+    name = "max" if is_max else "min"
+    if isinstance(dim, Tensor):
+        return binary("maximum" if is_max else "minimum", x, dim)
+    if dim is None:
+        if x._data.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return amax(x, (), False, is_max, "MaxBackward1" if is_max else "MinBackward1")
+    s = x._data.shape if x._data.ndim else (1,)
+    d = _wrap_dim(dim, x._data.ndim)
+    if s[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    idx = arg_best(x.detach(), dim, keepdim, is_max)
+    pos = rt.empty(idx._data.shape, idx._data.dtype)
+    launch(_kernels().line_pos, pos.size, idx._data.flat, pos.flat, s[d], math.prod(s[d + 1 :]))
+    values = take(x, pos, idx._data.shape, _ix.TAKE["MaxBackward0" if is_max else "MinBackward0"])
+    return (_sel.return_types_max if is_max else _sel.return_types_min)(values, idx)
+
+
+def cumsum(x, dim, dtype=None):
+    if dtype is not None:
+        x = cast(x, _dtype.as_dtype(dtype))
+    _float(x, "cumsum")
+    s = x._data.shape if x._data.ndim else (1,)
+    d = _wrap_dim(dim, x._data.ndim)
+    n, inner = s[d], math.prod(s[d + 1 :])
+    nl = x._data.size // n if n else 0
+    y = rt.empty(x._data.shape, x._data.dtype)
+    if nl:
+        launch(_kernels().lines, nl, x._data.flat, y.flat, nl, n, inner, K.CUMSUM, 0.0)
+    return wrap(y, (x,), BY_NAME["cumsum"], iattrs=(nl, n, inner, K.CUMSUM), fattrs=(0.0,))
+
+
+_ = _tensor_cls
