@@ -150,7 +150,7 @@ def _jvp(k, ins, outs, tin, nb):
     _ensure_loaded()
     name = OPS[int(TAPE.R[k, R_CODE])].name
     bshape = tuple(next(t for t in tin if t is not None).shape[:nb])
-    row = Row(k, name, nb, bshape)
+    row = Row(k, name, nb, bshape, outs, ins)
     if name in RULES:
         with no_grad():
             t = ew_jvp(row, tin)

@@ -39,8 +39,10 @@ def _ensure_loaded():
 
 def _ins(k):
     T = TAPE
-    p, no, ni = int(T.R[k, R_IPOS]), int(T.R[k, R_NOUT]), int(T.R[k, R_NIN])
-    return T.I[p : p + no].tolist(), T.I[p + no : p + no + ni].tolist()
+    r = T.R[k].tolist()
+    p, no = r[R_IPOS], r[R_NOUT]
+    io = T.I[p : p + no + r[R_NIN]].tolist()
+    return io[:no], io[no:]
 
 
 def vjp_of(name):
@@ -54,10 +56,11 @@ def vjp_of(name):
     return fn
 
 
-def ancestor_rows(roots, stop=()):
-    """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
+def _walk(roots, stop=()):
+    """{row: (out slots, in slots)} for the rows that produced `roots`, transitively, not
+    walking past `stop` slots. Each row is decoded once here and reused by the sweep."""
     S = TAPE.S
-    rows, seen, stack = set(), set(), list(roots)
+    rows, seen, stack = {}, set(), list(roots)
     while stack:
         s = stack.pop()
         if s in seen or s in stop:
@@ -66,22 +69,34 @@ def ancestor_rows(roots, stop=()):
         k = int(S[s, S_PROD])
         if k < 0 or k in rows:
             continue
-        rows.add(k)
-        stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
+        rows[k] = io = _ins(k)
+        stack.extend(i for i in io[1] if S[i, S_RG])
     return rows
+
+
+def ancestor_rows(roots, stop=()):
+    """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
+    return set(_walk(roots, stop))
 
 
 def needed_rows(roots, wanted=None):
     """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
-    S = TAPE.S
-    rows = ancestor_rows(roots)
+    return [k for k, _ in _needed(roots, wanted)]
+
+
+def _needed(roots, wanted):
+    """[(row, (outs, ins))] on a path from `roots` (down to a `wanted` slot), newest first."""
+    rows = _walk(roots)
+    order = sorted(rows)
     if wanted is not None:
-        useful = set()
-        for k in sorted(rows):
-            if any(s in wanted or int(S[s, S_PROD]) in useful for s in _ins(k)[1]):
-                useful.add(k)
-        rows = useful
-    return sorted(rows, reverse=True)
+        useful, reach = [], set(wanted)  # reach: slots with a path down to a wanted slot
+        for k in order:
+            outs, ins = rows[k]
+            if not reach.isdisjoint(ins):
+                useful.append(k)
+                reach.update(outs)
+        order = useful
+    return [(k, rows[k]) for k in reversed(order)]
 
 
 def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
@@ -96,9 +111,10 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
-    rows = needed_rows(roots, wanted)
-    for k in rows:
-        if T.R[k, R_SAVED] == SAVES_FREED:
+    rows = _needed(roots, wanted)
+    saved_state = T.R[:, R_SAVED]
+    for k, _ in rows:
+        if saved_state[k] == SAVES_FREED:
             from .engine import SECOND_BACKWARD
 
             raise RuntimeError(SECOND_BACKWARD)
@@ -106,23 +122,25 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     grads = {}
     for s, g in zip(roots, seeds):
         grads[s] = g if s not in grads else grads[s] + g
+    cache = {}  # slot -> shape, shared by this sweep's Rows
+    rg = T.S[:, S_RG]
     with set_grad_enabled(create_graph):
-        for k in rows:
-            outs, ins = _ins(k)
+        for k, (outs, ins) in rows:
             gouts = [grads.get(s) for s in outs]
             if all(g is None for g in gouts):
                 continue
             name = OPS[int(T.R[k, R_CODE])].name
+            row = Row(k, name, nb, bshape, outs, ins, cache)
             if name == "custom":
-                gins = _custom(k, outs, ins, gouts, nb, bshape, create_graph)
+                gins = _custom(row, gouts, create_graph)
             else:
-                gins = vjp_of(name)(Row(k, name, nb, bshape), *gouts)
+                gins = vjp_of(name)(row, *gouts)
             for s, g in zip(ins, gins):
-                if g is None or not T.S[s, S_RG]:
+                if g is None or not rg[s]:
                     continue
                 grads[s] = g if s not in grads else grads[s] + g
     if not retain_graph:
-        for k in rows:
+        for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:
                 T.R[k, R_SAVED] = SAVES_FREED
                 sv = T.saved[k]
@@ -133,15 +151,14 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     return grads
 
 
-def _custom(k, outs, ins, gouts, nb, bshape, create_graph):
+def _custom(row, gouts, create_graph):
     """A custom Function's Python backward; a batch of cotangents runs it per element."""
     from .engine import SECOND_BACKWARD, _check_custom
 
-    T = TAPE
-    ctx = T.saved[k]
+    outs, ins, nb, bshape = row.outs, row.ins, row.nb, row.bshape
+    ctx = TAPE.saved[row.k]
     if ctx.freed:
         raise RuntimeError(SECOND_BACKWARD)
-    row = Row(k, "custom", nb, bshape)
     filled = [
         g if g is not None else (row.zeros(s) if ctx.materialize_grads else None)
         for s, g in zip(outs, gouts)

@@ -12,24 +12,33 @@ import ast
 import math
 
 import numpy as np
+from scipy import special
 
 from ... import functions as F
 from ...ops.elementwise import BINARY, UNARY, uses
 from ...tensor import Tensor
+from ..grad_mode import is_grad_enabled
 from . import defvjp
 
 
 def _lift(name):
-    """A scalar helper that takes Tensors or Python numbers."""
+    """A scalar helper that takes Tensors, NumPy arrays or Python numbers."""
     tfn = getattr(F, name)
+    nfn = getattr(special, name) if name == "erf" else getattr(np, name)
     mfn = getattr(math, name)
-    return lambda v: tfn(v) if isinstance(v, Tensor) else mfn(v)
+
+    def fn(v):
+        if isinstance(v, Tensor):
+            return tfn(v)
+        return nfn(v) if isinstance(v, np.ndarray) else mfn(v)
+
+    return fn
 
 
 def _where(c, p, q):
     if _is_bool(c):
         return p if c else q
-    return F.where(c, p, q)
+    return np.where(c, p, q) if isinstance(c, np.ndarray) else F.where(c, p, q)
 
 
 def _is_bool(v):
@@ -51,15 +60,31 @@ def _or(p, q):
 
 
 def _not(p):
-    return ~p if isinstance(p, Tensor) else not p
+    return not p if _is_bool(p) else ~p
+
+
+def _bc(v, g):
+    """v expanded to g's shape when it broadcasts to it (the rule's saved values have the
+    operand's shape, g may have more, e.g. batch dims): an expanded operand takes the
+    same-shape kernels, much faster than the strided broadcasting ones."""
+    if isinstance(v, Tensor) and isinstance(g, Tensor):
+        vs, gs = v.shape, g.shape
+        if vs != gs and len(vs) <= len(gs):
+            if all(m == 1 or m == n for m, n in zip(reversed(vs), reversed(gs))):
+                return v.expand(gs)
+    return v
 
 
 def _sign(v):
-    return F.sign(v) if isinstance(v, Tensor) else float(np.sign(v))
+    if isinstance(v, Tensor):
+        return F.sign(v)
+    return np.sign(v) if isinstance(v, np.ndarray) else float(np.sign(v))
 
 
 def _sigmoid(v):
-    return F.sigmoid(v) if isinstance(v, Tensor) else 1.0 / (1.0 + math.exp(-v))
+    if isinstance(v, Tensor):
+        return F.sigmoid(v)
+    return 1.0 / (1.0 + np.exp(-v)) if isinstance(v, np.ndarray) else 1.0 / (1.0 + math.exp(-v))
 
 
 def _ncdf(v):
@@ -90,7 +115,12 @@ NS = {
     "_and": _and,
     "_or": _or,
     "_not": _not,
+    "_bc": _bc,
 }
+
+
+def _has_g(node):
+    return any(isinstance(n, ast.Name) and n.id == "g" for n in ast.walk(node))
 
 
 class _ToTensorCode(ast.NodeTransformer):
@@ -105,6 +135,21 @@ class _ToTensorCode(ast.NodeTransformer):
         for v in node.values[1:]:
             out = ast.Call(ast.Name(fn, ast.Load()), [out, v], [])
         return out
+
+    def visit_BinOp(self, node):  # noqa: N802
+        """`g op e` (e free of g): e goes through `_bc`, so the op runs at g's shape."""
+        self.generic_visit(node)
+        lg, rg = _has_g(node.left), _has_g(node.right)
+        if lg != rg:
+            side = "right" if lg else "left"
+            e = getattr(node, side)
+            if not isinstance(e, ast.Constant):
+                setattr(
+                    node,
+                    side,
+                    ast.Call(ast.Name("_bc", ast.Load()), [e, ast.Name("g", ast.Load())], []),
+                )
+        return node
 
     def visit_UnaryOp(self, node):  # noqa: N802
         self.generic_visit(node)
@@ -121,7 +166,7 @@ def compile_rule(expr, names):
 
 
 def _rules():
-    """op name -> [(operand index, names read, compiled VJP)], plus the scalar attr side."""
+    """op name -> (kind, [(operand index, compiled VJP, rule)], names the rules read)."""
     out = {}
     for name, (_, _, vjp) in UNARY.items():
         out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)])
@@ -130,53 +175,75 @@ def _rules():
         out[name] = ("tt", [(0, fa, da), (1, fb, db)])
         out[name + "_ts"] = ("ts", [(0, fa, da)])
         out[name + "_st"] = ("st", [(0, fb, db)])
-    return out
+    return {
+        n: (kind, rs, frozenset(v for v in "xyab" if any(uses(e, v) for _, _, e in rs)))
+        for n, (kind, rs) in out.items()
+    }
 
 
 RULES = _rules()
 
 
-def _env(row, kind, exprs):
-    """The rule's variables for this row: saved values as Tensors, scalars as floats."""
+def _env(row, kind, used, arrays):
+    """The rule's variables for this row: saved values as Tensors (or their arrays, when
+    nothing is recorded), scalars as floats."""
+    val = row.array if arrays else row.value
     env = {}
-    used = lambda v: any(uses(e, v) for e in exprs)  # noqa: E731
-    if used("y"):
-        env["y"] = row.y()
+    if "y" in used:
+        env["y"] = val(row.outs[0])
     if kind == "x":
-        if used("x"):
-            env["x"] = row.x()
+        if "x" in used:
+            env["x"] = val(row.ins[0])
         return env
     c = float(row.fattrs[0]) if kind != "tt" else None
-    if used("a"):
-        env["a"] = c if kind == "st" else row.x(0)
-    if used("b"):
-        env["b"] = c if kind == "ts" else row.x(1 if kind == "tt" else 0)
+    if "a" in used:
+        env["a"] = c if kind == "st" else val(row.ins[0])
+    if "b" in used:
+        env["b"] = c if kind == "ts" else val(row.ins[1 if kind == "tt" else 0])
     return env
 
 
-def _full(v, like):
-    """A rule result that did not involve g (a constant) as a tensor of g's shape."""
-    if isinstance(v, Tensor) and tuple(v.shape) == tuple(like.shape):
-        return v
-    return like * 0.0 + v
+def _arrays(g):
+    """Whether to evaluate the rules on NumPy arrays: nothing is being recorded (so the
+    result need not be differentiable) and g lives on the CPU. A few NumPy calls on the
+    arrays cost far less than as many dispatched ops."""
+    return not is_grad_enabled() and type(g._data) is np.ndarray
+
+
+def _apply(fn, env, g, arrays):
+    """The rule's value at g, as a Tensor of g's shape (a rule that did not involve g is a
+    constant, broadcast)."""
+    if not arrays:
+        v = fn(**env, g=g)
+        if isinstance(v, Tensor) and tuple(v.shape) == tuple(g.shape):
+            return v
+        return g * 0.0 + v
+    gd = g._data
+    with np.errstate(all="ignore"):  # inf/nan follow IEEE like the kernels, silently
+        v = fn(**env, g=gd)
+    if v is gd:
+        return g
+    if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
+        v = np.array(np.broadcast_to(v, gd.shape), gd.dtype)
+    return Tensor._make(v, -1, False)
 
 
 def vjp(row, g):
-    kind, rules = RULES[row.name]
-    env = _env(row, kind, [e for _, _, e in rules])
+    kind, rules, used = RULES[row.name]
+    arrays = _arrays(g)
+    env = _env(row, kind, used, arrays)
     grads = [None] * len(row.ins)
     for j, fn, _ in rules:
-        if not row.wants(j):
-            continue
-        v = fn(**env, g=g)
-        grads[j] = row.sum_to(_full(v, g), row.ins[j])
+        if row.wants(j):
+            grads[j] = row.sum_to(_apply(fn, env, g, arrays), row.ins[j])
     return tuple(grads)
 
 
 def jvp(row, tangents):
     """Output tangent from input tangents (None: zero), by the VJP rules with g := t."""
-    kind, rules = RULES[row.name]
-    env = _env(row, kind, [e for _, _, e in rules])
+    kind, rules, used = RULES[row.name]
+    arrays = all(t is None or _arrays(t) for t in tangents)
+    env = _env(row, kind, used, arrays)
     out = None
     nd = len(row.shape(row.outs[0]))
     for j, fn, _ in rules:
@@ -186,7 +253,7 @@ def jvp(row, tangents):
         shape = row.shape(row.ins[j])
         if row.nb and len(shape) < nd:  # batch dim first, then align the rest on the right
             t = t.reshape(row.bshape + (1,) * (nd - len(shape)) + shape)
-        v = _full(fn(**env, g=t), t)
+        v = _apply(fn, env, t, arrays)
         out = v if out is None else out + v
     return out
 
