@@ -57,9 +57,11 @@ def vjp_of(name):
 
 
 def _walk(roots, stop=()):
-    """{row: (out slots, in slots)} for the rows that produced `roots`, transitively, not
-    walking past `stop` slots. Each row is decoded once here and reused by the sweep."""
-    S = TAPE.S
+    """{row: (out slots, in slots, op code, which ins take gradients)} for the rows that
+    produced `roots`, transitively, not walking past `stop` slots. Each row is decoded
+    once here and reused by the sweep."""
+    T = TAPE
+    S, R, I = T.S, T.R, T.I
     rows, seen, stack = {}, set(), list(roots)
     while stack:
         s = stack.pop()
@@ -69,8 +71,13 @@ def _walk(roots, stop=()):
         k = int(S[s, S_PROD])
         if k < 0 or k in rows:
             continue
-        rows[k] = io = _ins(k)
-        stack.extend(i for i in io[1] if S[i, S_RG])
+        r = R[k].tolist()
+        p, no = r[R_IPOS], r[R_NOUT]
+        io = I[p : p + no + r[R_NIN]].tolist()
+        ins = io[no:]
+        rg = tuple(bool(S[i, S_RG]) for i in ins)
+        rows[k] = (io[:no], ins, r[R_CODE], rg)
+        stack.extend(i for i, w in zip(ins, rg) if w)
     return rows
 
 
@@ -85,13 +92,14 @@ def needed_rows(roots, wanted=None):
 
 
 def _needed(roots, wanted):
-    """[(row, (outs, ins))] on a path from `roots` (down to a `wanted` slot), newest first."""
+    """[(row, _walk's entry)] on a path from `roots` (down to a `wanted` slot), newest
+    first."""
     rows = _walk(roots)
     order = sorted(rows)
     if wanted is not None:
         useful, reach = [], set(wanted)  # reach: slots with a path down to a wanted slot
         for k in order:
-            outs, ins = rows[k]
+            outs, ins = rows[k][:2]
             if not reach.isdisjoint(ins):
                 useful.append(k)
                 reach.update(outs)
@@ -123,22 +131,28 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     for s, g in zip(roots, seeds):
         grads[s] = g if s not in grads else grads[s] + g
     cache = {}  # slot -> shape, shared by this sweep's Rows
-    rg = T.S[:, S_RG]
-    with set_grad_enabled(create_graph):
-        for k, (outs, ins) in rows:
+    fast_add = not create_graph and all(type(g._data) is np.ndarray for g in seeds)
+    # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
+        for k, (outs, ins, code, rg) in rows:
             gouts = [grads.get(s) for s in outs]
             if all(g is None for g in gouts):
                 continue
-            name = OPS[int(T.R[k, R_CODE])].name
-            row = Row(k, name, nb, bshape, outs, ins, cache)
+            name = OPS[code].name
+            row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             if name == "custom":
                 gins = _custom(row, gouts, create_graph)
             else:
                 gins = vjp_of(name)(row, *gouts)
-            for s, g in zip(ins, gins):
-                if g is None or not rg[s]:
+            for s, g, w in zip(ins, gins, rg):
+                if g is None or not w:
                     continue
-                grads[s] = g if s not in grads else grads[s] + g
+                if s not in grads:
+                    grads[s] = g
+                elif fast_add and type(g._data) is np.ndarray:
+                    grads[s] = Tensor._make(grads[s]._data + g._data, -1, False)
+                else:
+                    grads[s] = grads[s] + g
     if not retain_graph:
         for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:

@@ -56,9 +56,9 @@ class Row:
     A sweep passes the row's slots (decoded once by its tape walk) and a slot -> shape
     cache shared by its rows; attrs and saved values are read only when a VJP asks."""
 
-    __slots__ = ("k", "name", "outs", "ins", "nb", "bshape", "_shapes", "_ia", "_fa", "_sv")
+    __slots__ = ("k", "name", "outs", "ins", "nb", "bshape", "_shapes", "_ia", "_fa", "_sv", "_rg")
 
-    def __init__(self, k, name, nb, bshape, outs=None, ins=None, shapes=None):
+    def __init__(self, k, name, nb, bshape, outs=None, ins=None, shapes=None, rg=None):
         self.k, self.name, self.nb, self.bshape = k, name, nb, bshape
         if outs is None:
             T = TAPE
@@ -69,6 +69,7 @@ class Row:
         self.outs, self.ins = tuple(outs), tuple(ins)
         self._shapes = {} if shapes is None else shapes
         self._ia = self._fa = self._sv = None
+        self._rg = rg  # per input: whether it takes a gradient (read from the tape if None)
 
     @property
     def iattrs(self):
@@ -109,6 +110,8 @@ class Row:
 
     def wants(self, j):
         """Whether input j takes a gradient at all."""
+        if self._rg is not None:
+            return self._rg[j]
         return bool(TAPE.S[self.ins[j], S_RG])
 
     def array(self, s):
@@ -118,19 +121,39 @@ class Row:
         they are found by size and dtype among the row's saved arrays (by address too when
         that leaves more than one)."""
         n = int(TAPE.S[s, S_NUMEL])
-        found = [
-            a
-            for a in self.saved
-            if isinstance(a, np.ndarray) and a.size == n and a.dtype.kind == "f"
-        ]
-        if len(found) > 1 and n:
-            addr = int(TAPE.S[s, S_ADDR])
-            found = [a for a in found if a.__array_interface__["data"][0] == addr]
-        if not found:
+        found = None
+        for a in self.saved:
+            if isinstance(a, np.ndarray) and a.size == n and a.dtype.kind == "f":
+                if found is None:
+                    found = a
+                elif n:  # more than one candidate: pick by address
+                    addr = int(TAPE.S[s, S_ADDR])
+                    found = next(
+                        (
+                            a
+                            for a in self.saved
+                            if isinstance(a, np.ndarray)
+                            and a.size == n
+                            and a.dtype.kind == "f"
+                            and a.__array_interface__["data"][0] == addr
+                        ),
+                        None,
+                    )
+                    break
+        if found is None:
             raise AssertionError(
                 f"internal error: row {self.k} ({self.name}) did not save slot {s}"
             )
-        return found[0].reshape(self.shape(s))
+        return found.reshape(self.shape(s))
+
+    def saved_array(self, i, s):
+        """`array(s)` when the row's saved array i is slot s's value (the caller knows
+        the op's save order); only the size is checked here."""
+        sv = self.saved
+        a = sv[i] if i < len(sv) else None
+        if isinstance(a, np.ndarray) and a.size == TAPE.S[s, S_NUMEL]:
+            return a.reshape(self.shape(s))
+        return self.array(s)
 
     def value(self, s):
         """Slot s's value as a Tensor on that slot (differentiable through its producer)."""

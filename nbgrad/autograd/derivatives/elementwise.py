@@ -15,10 +15,10 @@ import numpy as np
 from scipy import special
 
 from ... import functions as F
-from ...ops.elementwise import BINARY, UNARY, uses
+from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
 from ...tensor import Tensor
 from ..grad_mode import is_grad_enabled
-from . import defvjp
+from . import defvjp, handle
 
 
 def _lift(name):
@@ -109,7 +109,7 @@ NS = {
     "ncdf": _ncdf,
     "npdf": _npdf,
     "gelu_tanh_grad": _gelu_tanh_grad,
-    "pow_": lambda a, b: a**b,
+    "pow_": lambda a, b: a if isinstance(b, float) and b == 1.0 else a**b,  # x**2's VJP: 2 x
     "fdiv": lambda a, b: a / b,
     "_where": _where,
     "_and": _and,
@@ -160,46 +160,46 @@ class _ToTensorCode(ast.NodeTransformer):
 
 def compile_rule(expr, names):
     """`expr` (a scalar rule) as a Python function of `names` that works on Tensors."""
-    tree = ast.fix_missing_locations(_ToTensorCode().visit(ast.parse(expr, mode="eval")))
-    code = compile(tree, f"<rule {expr}>", "eval")
-    return lambda **env: eval(code, NS, env)  # noqa: S307 - our own rule strings
+    body = _ToTensorCode().visit(ast.parse(expr, mode="eval")).body
+    args = [ast.arg(v) for v in ("g", "x", "y", "a", "b")]
+    none = [ast.Constant(None)] * (len(args) - 1)
+    fn = ast.Lambda(ast.arguments([], args, None, [], [], None, none), body)
+    tree = ast.fix_missing_locations(ast.Expression(fn))
+    return eval(compile(tree, f"<rule {expr}>", "eval"), NS)  # noqa: S307 - our own rules
 
 
 def _rules():
-    """op name -> (kind, [(operand index, compiled VJP, rule)], names the rules read)."""
+    """op name -> (kind, [(operand index, compiled VJP, rule)], {name the rules read: its
+    index among the row's saved arrays})."""
     out = {}
     for name, (_, _, vjp) in UNARY.items():
-        out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)])
+        out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)], unary_saves(name))
     for name, (_, _, da, db) in BINARY.items():
         fa, fb = compile_rule(da, ()), compile_rule(db, ())
-        out[name] = ("tt", [(0, fa, da), (1, fb, db)])
-        out[name + "_ts"] = ("ts", [(0, fa, da)])
-        out[name + "_st"] = ("st", [(0, fb, db)])
+        out[name] = ("tt", [(0, fa, da), (1, fb, db)], binary_saves(name, "tt"))
+        out[name + "_ts"] = ("ts", [(0, fa, da)], binary_saves(name, "ts"))
+        out[name + "_st"] = ("st", [(0, fb, db)], binary_saves(name, "st"))
     return {
-        n: (kind, rs, frozenset(v for v in "xyab" if any(uses(e, v) for _, _, e in rs)))
-        for n, (kind, rs) in out.items()
+        n: (kind, rs, {v: i for i, v in enumerate(saves)}) for n, (kind, rs, saves) in out.items()
     }
 
 
 RULES = _rules()
 
 
-def _env(row, kind, used, arrays):
+def _env(row, kind, saves, arrays):
     """The rule's variables for this row: saved values as Tensors (or their arrays, when
-    nothing is recorded), scalars as floats."""
-    val = row.array if arrays else row.value
+    nothing is recorded), scalars as floats. The ops save exactly what the rules read, in
+    the order `unary_saves`/`binary_saves` give, so each is found by its position."""
     env = {}
-    if "y" in used:
-        env["y"] = val(row.outs[0])
-    if kind == "x":
-        if "x" in used:
-            env["x"] = val(row.ins[0])
-        return env
-    c = float(row.fattrs[0]) if kind != "tt" else None
-    if "a" in used:
-        env["a"] = c if kind == "st" else val(row.ins[0])
-    if "b" in used:
-        env["b"] = c if kind == "ts" else val(row.ins[1 if kind == "tt" else 0])
+    for v, i in saves.items():
+        s = row.outs[0] if v == "y" else row.ins[1 if v == "b" and kind == "tt" else 0]
+        arr = row.saved_array(i, s)
+        env[v] = arr if arrays else handle(arr, s)
+    if kind == "ts":
+        env["b"] = float(row.fattrs[0])
+    elif kind == "st":
+        env["a"] = float(row.fattrs[0])
     return env
 
 
@@ -211,39 +211,40 @@ def _arrays(g):
 
 
 def _apply(fn, env, g, arrays):
-    """The rule's value at g, as a Tensor of g's shape (a rule that did not involve g is a
-    constant, broadcast)."""
+    """The rule's value at g as a Tensor, broadcast with g (a rule that did not involve g
+    is a constant)."""
     if not arrays:
-        v = fn(**env, g=g)
-        if isinstance(v, Tensor) and tuple(v.shape) == tuple(g.shape):
+        v = fn(g, **env)
+        if isinstance(v, Tensor) and v.shape == g.shape:
             return v
         return g * 0.0 + v
     gd = g._data
-    with np.errstate(all="ignore"):  # inf/nan follow IEEE like the kernels, silently
-        v = fn(**env, g=gd)
+    v = fn(gd, **env)  # the sweeps run these under np.errstate(all="ignore")
     if v is gd:
         return g
     if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
-        v = np.array(np.broadcast_to(v, gd.shape), gd.dtype)
+        v = np.asarray(gd * 0.0 + v, gd.dtype)
     return Tensor._make(v, -1, False)
 
 
 def vjp(row, g):
-    kind, rules, used = RULES[row.name]
+    kind, rules, saves = RULES[row.name]
     arrays = _arrays(g)
-    env = _env(row, kind, used, arrays)
+    env = _env(row, kind, saves, arrays)
     grads = [None] * len(row.ins)
     for j, fn, _ in rules:
         if row.wants(j):
-            grads[j] = row.sum_to(_apply(fn, env, g, arrays), row.ins[j])
+            v = _apply(fn, env, g, arrays)
+            s = row.ins[j]
+            grads[j] = v if v.shape[row.nb :] == row.shape(s) else row.sum_to(v, s)
     return tuple(grads)
 
 
 def jvp(row, tangents):
     """Output tangent from input tangents (None: zero), by the VJP rules with g := t."""
-    kind, rules, used = RULES[row.name]
+    kind, rules, saves = RULES[row.name]
     arrays = all(t is None or _arrays(t) for t in tangents)
-    env = _env(row, kind, used, arrays)
+    env = _env(row, kind, saves, arrays)
     out = None
     nd = len(row.shape(row.outs[0]))
     for j, fn, _ in rules:
