@@ -11,6 +11,10 @@ Groups:
                     torch.func.vmap(torch.func.grad(loss)) over the batch
 
 Each benchmark checks its result against a reference (finite differences or torch).
+Thread pools are left at the libraries' defaults. On a shared, loaded machine torch's idle
+OpenMP workers spin against other processes and its times swing by tens of times; run
+with OMP_NUM_THREADS=1 for a stable comparison (these graphs are too small to gain from
+threads; nbgrad runs them on one thread, except the per-sample case's big arrays).
 """
 
 import numpy as np

@@ -61,23 +61,23 @@ def _walk(roots, stop=()):
     produced `roots`, transitively, not walking past `stop` slots. Each row is decoded
     once here and reused by the sweep."""
     T = TAPE
-    S, R, I = T.S, T.R, T.I
+    R, I, item = T.R, T.I, T.S.item  # item: a Python int, no NumPy scalar on the way
     rows, seen, stack = {}, set(), list(roots)
     while stack:
         s = stack.pop()
         if s in seen or s in stop:
             continue
         seen.add(s)
-        k = int(S[s, S_PROD])
+        k = item(s, S_PROD)
         if k < 0 or k in rows:
             continue
         r = R[k].tolist()
         p, no = r[R_IPOS], r[R_NOUT]
         io = I[p : p + no + r[R_NIN]].tolist()
         ins = io[no:]
-        rg = tuple(bool(S[i, S_RG]) for i in ins)
+        rg = tuple([item(i, S_RG) != 0 for i in ins])
         rows[k] = (io[:no], ins, r[R_CODE], rg)
-        stack.extend(i for i, w in zip(ins, rg) if w)
+        stack += [i for i, w in zip(ins, rg) if w]
     return rows
 
 
@@ -136,14 +136,14 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
             gouts = [grads.get(s) for s in outs]
-            if all(g is None for g in gouts):
+            if gouts.count(None) == len(gouts):
                 continue
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             if name == "custom":
                 gins = _custom(row, gouts, create_graph)
             else:
-                gins = vjp_of(name)(row, *gouts)
+                gins = (DVJP.get(name) or vjp_of(name))(row, *gouts)
             for s, g, w in zip(ins, gins, rg):
                 if g is None or not w:
                     continue
