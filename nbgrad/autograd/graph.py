@@ -25,7 +25,7 @@ from ..tape import (
     TAPE,
 )
 from ..tensor import Tensor
-from .derivatives import DVJP, Row, _load, sum_to
+from .derivatives import DVJP, Row, _load, diag, sum_to
 from .grad_mode import set_grad_enabled
 
 _loaded = []
@@ -132,6 +132,12 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
         grads[s] = g if s not in grads else grads[s] + g
     cache = {}  # slot -> shape, shared by this sweep's Rows
     fast_add = not create_graph and all(type(g._data) is np.ndarray for g in seeds)
+    use_diag = False
+    if fast_add and nb == 1:  # per-sample seeds (eye(B) over B losses) stay diagonal
+        for o, s in zip(outputs, roots):
+            dg = diag.diag_seed(grads[s], o.shape)
+            if dg is not None:
+                grads[s], use_diag = dg, True
     # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
@@ -140,7 +146,15 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 continue
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
-            if name == "custom":
+            gins = None
+            if use_diag and any(isinstance(g, diag.Diag) for g in gouts):
+                if len(gouts) == 1:
+                    gins = diag.vjp(row, gouts[0])
+                if gins is None:
+                    gouts = [g.dense() if isinstance(g, diag.Diag) else g for g in gouts]
+            if gins is not None:
+                pass
+            elif name == "custom":
                 gins = _custom(row, gouts, create_graph)
             else:
                 gins = (DVJP.get(name) or vjp_of(name))(row, *gouts)
@@ -149,10 +163,18 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                     continue
                 if s not in grads:
                     grads[s] = g
+                elif use_diag and (isinstance(g, diag.Diag) or isinstance(grads[s], diag.Diag)):
+                    grads[s] = diag.add(grads[s], g)
                 elif fast_add and type(g._data) is np.ndarray:
                     grads[s] = Tensor._make(grads[s]._data + g._data, -1, False)
                 else:
                     grads[s] = grads[s] + g
+    if use_diag:  # only the wanted gradients are read: densify those, drop the rest
+        grads = {
+            s: g.dense() if isinstance(g, diag.Diag) else g
+            for s, g in grads.items()
+            if wanted is None or s in wanted
+        }
     if not retain_graph:
         for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:
