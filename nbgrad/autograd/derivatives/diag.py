@@ -69,6 +69,8 @@ def vjp(row, g):
         return None
     if row.name in ("linear", "linear_nobias"):
         return _linear(row, g.d)
+    if row.name.startswith("matmul_"):
+        return _matvec(row, g.d)
     return None
 
 
@@ -115,5 +117,20 @@ def _linear(row, d):
     return gx, gw, gb
 
 
+def _matvec(row, d):
+    """y = A v or v A (A a matrix that takes no gradient): gv[b] = d[b] times A's row
+    (column) b, one per sample. Anything else: None (densified)."""
+    sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
+    if len(sa) + len(sb) != 3:
+        return None
+    if len(sa) == 2:  # A @ v
+        if row.wants(0):
+            return None
+        return None, _t(d[:, None] * row.array(row.ins[0])) if row.wants(1) else None
+    if row.wants(1):  # v @ A
+        return None
+    return _t(np.multiply(d[:, None], row.array(row.ins[1]).T, order="C")), None
+
+
 def _t(a):
-    return Tensor._make(a, -1, False)
+    return Tensor._make(a, -1, False)  # a: C-contiguous, as every Tensor's data
