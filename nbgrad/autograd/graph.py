@@ -142,7 +142,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
             gouts = [grads.get(s) for s in outs]
-            if gouts.count(None) == len(gouts):
+            if all(g is None for g in gouts):  # (not list.count: Tensor == is an op)
                 continue
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)

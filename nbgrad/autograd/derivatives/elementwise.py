@@ -68,7 +68,7 @@ def _bc(v, g):
     operand's shape, g may have more, e.g. batch dims): an expanded operand takes the
     same-shape kernels, much faster than the strided broadcasting ones."""
     if isinstance(v, Tensor) and isinstance(g, Tensor):
-        vs, gs = v.shape, g.shape
+        vs, gs = v._data.shape, g._data.shape
         if vs != gs and len(vs) <= len(gs):
             if all(m == 1 or m == n for m, n in zip(reversed(vs), reversed(gs))):
                 return v.expand(gs)
@@ -215,7 +215,7 @@ def _apply(fn, env, g, arrays):
     is a constant)."""
     if not arrays:
         v = fn(g, **env)
-        if isinstance(v, Tensor) and v.shape == g.shape:
+        if isinstance(v, Tensor) and v._data.shape == g._data.shape:
             return v
         return g * 0.0 + v
     gd = g._data
@@ -238,7 +238,7 @@ def vjp(row, g):
         if row.wants(j):
             v = _apply(fn, env, g, False)
             s = row.ins[j]
-            grads[j] = v if v.shape[row.nb :] == row.shape(s) else row.sum_to(v, s)
+            grads[j] = v if v._data.shape[row.nb :] == row.shape(s) else row.sum_to(v, s)
     return tuple(grads)
 
 

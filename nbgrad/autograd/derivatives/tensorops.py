@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ops import indexing
 from ...tensor import Tensor
+from ..grad_mode import is_grad_enabled
 from . import defvjp, sum_to
 
 
@@ -50,7 +51,12 @@ def _sum(row, g):
     xs = row.shape(row.ins[0])
     mask = row.iattrs[: len(xs)]
     keep = tuple(1 if m else n for m, n in zip(mask, xs))
-    gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    if is_grad_enabled() and g.requires_grad or type(g._data) is not np.ndarray:
+        gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    else:  # nothing to record: broadcast with NumPy (the expand op's path is slower)
+        gd = np.empty(row.bshape + xs, g._data.dtype)
+        gd[...] = g._data.reshape(row.bshape + keep)
+        gx = Tensor._make(gd, -1, False)
     scale = float(row.fattrs[0])
     return (gx * scale if scale != 1.0 else gx,)
 
