@@ -7,7 +7,8 @@ Groups:
   hessian-64        autograd.functional.hessian(g, x, vectorize=True) of the scalar
                     g(x) = sum(f(x)^2) + sum(sin(x) * exp(x)), x in R^64
   per-sample-grads  per-sample gradients of a 16-32-1 tanh MLP's squared error over a
-                    batch of 256: nbgrad by one batched VJP (is_grads_batched) against
+                    batch of 256: nbgrad by one batched VJP (is_grads_batched, seeded
+                    with eye(B): the diagonal-cotangent path) against
                     torch.func.vmap(torch.func.grad(loss)) over the batch
 
 Each benchmark checks its result against a reference (finite differences or torch).
