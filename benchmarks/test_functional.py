@@ -7,10 +7,15 @@ Groups:
   hessian-64        autograd.functional.hessian(g, x, vectorize=True) of the scalar
                     g(x) = sum(f(x)^2) + sum(sin(x) * exp(x)), x in R^64
   per-sample-grads  per-sample gradients of a 16-32-1 tanh MLP's squared error over a
-                    batch of 256: nbgrad by one batched VJP (is_grads_batched) against
+                    batch of 256: nbgrad by one batched VJP (is_grads_batched, seeded
+                    with eye(B): the diagonal-cotangent path) against
                     torch.func.vmap(torch.func.grad(loss)) over the batch
 
 Each benchmark checks its result against a reference (finite differences or torch).
+Thread pools are left at the libraries' defaults. On a shared, loaded machine torch's idle
+OpenMP workers spin against other processes and its times swing by tens of times; run
+with OMP_NUM_THREADS=1 for a stable comparison (these graphs are too small to gain from
+threads; nbgrad runs them on one thread, except the per-sample case's big arrays).
 """
 
 import numpy as np

@@ -150,9 +150,9 @@ def _jvp(k, ins, outs, tin, nb):
     _ensure_loaded()
     name = OPS[int(TAPE.R[k, R_CODE])].name
     bshape = tuple(next(t for t in tin if t is not None).shape[:nb])
-    row = Row(k, name, nb, bshape)
+    row = Row(k, name, nb, bshape, outs, ins)
     if name in RULES:
-        with no_grad():
+        with no_grad(), np.errstate(all="ignore"):  # rules on arrays: IEEE inf/nan
             t = ew_jvp(row, tin)
             shape = bshape + row.shape(outs[0])
             return [t if tuple(t.shape) == shape else t.expand(shape)]

@@ -349,7 +349,9 @@ def hessian(
                     "The output of the user-provided function does not require gradients."
                 )
             return tuple(_zeros_like(x) for x in xs)
-        gs = grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
+        gs = grad(
+            out if out.dim() == 0 else out.reshape(()), xs, create_graph=True, allow_unused=True
+        )
         return tuple(g if g is not None else _zeros_like(x) for g, x in zip(gs, xs))
 
     res = jacobian(
@@ -391,7 +393,7 @@ def _hv(func, inputs, v, create_graph, strict, fn_name):
             )
         res = tuple(_zeros_like(x) for x in ins)
     else:
-        gs = grad(o.reshape(()), ins, create_graph=True, allow_unused=True)
+        gs = grad(o if o.dim() == 0 else o.reshape(()), ins, create_graph=True, allow_unused=True)
         pairs = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
         if pairs:
             res = grad(

@@ -25,7 +25,7 @@ from ..tape import (
     TAPE,
 )
 from ..tensor import Tensor
-from .derivatives import DVJP, Row, _load, sum_to
+from .derivatives import DVJP, Row, _load, diag, sum_to
 from .grad_mode import set_grad_enabled
 
 _loaded = []
@@ -39,8 +39,10 @@ def _ensure_loaded():
 
 def _ins(k):
     T = TAPE
-    p, no, ni = int(T.R[k, R_IPOS]), int(T.R[k, R_NOUT]), int(T.R[k, R_NIN])
-    return T.I[p : p + no].tolist(), T.I[p + no : p + no + ni].tolist()
+    r = T.R[k].tolist()
+    p, no = r[R_IPOS], r[R_NOUT]
+    io = T.I[p : p + no + r[R_NIN]].tolist()
+    return io[:no], io[no:]
 
 
 def vjp_of(name):
@@ -54,34 +56,55 @@ def vjp_of(name):
     return fn
 
 
-def ancestor_rows(roots, stop=()):
-    """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
-    S = TAPE.S
-    rows, seen, stack = set(), set(), list(roots)
+def _walk(roots, stop=()):
+    """{row: (out slots, in slots, op code, which ins take gradients)} for the rows that
+    produced `roots`, transitively, not walking past `stop` slots. Each row is decoded
+    once here and reused by the sweep."""
+    T = TAPE
+    R, I, item = T.R, T.I, T.S.item  # item: a Python int, no NumPy scalar on the way
+    rows, seen, stack = {}, set(), list(roots)
     while stack:
         s = stack.pop()
         if s in seen or s in stop:
             continue
         seen.add(s)
-        k = int(S[s, S_PROD])
+        k = item(s, S_PROD)
         if k < 0 or k in rows:
             continue
-        rows.add(k)
-        stack.extend(i for i in _ins(k)[1] if S[i, S_RG])
+        r = R[k].tolist()
+        p, no = r[R_IPOS], r[R_NOUT]
+        io = I[p : p + no + r[R_NIN]].tolist()
+        ins = io[no:]
+        rg = tuple([item(i, S_RG) != 0 for i in ins])
+        rows[k] = (io[:no], ins, r[R_CODE], rg)
+        stack += [i for i, w in zip(ins, rg) if w]
     return rows
+
+
+def ancestor_rows(roots, stop=()):
+    """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
+    return set(_walk(roots, stop))
 
 
 def needed_rows(roots, wanted=None):
     """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
-    S = TAPE.S
-    rows = ancestor_rows(roots)
+    return [k for k, _ in _needed(roots, wanted)]
+
+
+def _needed(roots, wanted):
+    """[(row, _walk's entry)] on a path from `roots` (down to a `wanted` slot), newest
+    first."""
+    rows = _walk(roots)
+    order = sorted(rows)
     if wanted is not None:
-        useful = set()
-        for k in sorted(rows):
-            if any(s in wanted or int(S[s, S_PROD]) in useful for s in _ins(k)[1]):
-                useful.add(k)
-        rows = useful
-    return sorted(rows, reverse=True)
+        useful, reach = [], set(wanted)  # reach: slots with a path down to a wanted slot
+        for k in order:
+            outs, ins = rows[k][:2]
+            if not reach.isdisjoint(ins):
+                useful.append(k)
+                reach.update(outs)
+        order = useful
+    return [(k, rows[k]) for k in reversed(order)]
 
 
 def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
@@ -96,9 +119,10 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
-    rows = needed_rows(roots, wanted)
-    for k in rows:
-        if T.R[k, R_SAVED] == SAVES_FREED:
+    rows = _needed(roots, wanted)
+    saved_state = T.R[:, R_SAVED]
+    for k, _ in rows:
+        if saved_state[k] == SAVES_FREED:
             from .engine import SECOND_BACKWARD
 
             raise RuntimeError(SECOND_BACKWARD)
@@ -106,23 +130,53 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     grads = {}
     for s, g in zip(roots, seeds):
         grads[s] = g if s not in grads else grads[s] + g
-    with set_grad_enabled(create_graph):
-        for k in rows:
-            outs, ins = _ins(k)
+    cache = {}  # slot -> shape, shared by this sweep's Rows
+    fast_add = not create_graph and all(type(g._data) is np.ndarray for g in seeds)
+    use_diag = False
+    if fast_add and nb == 1:  # per-sample seeds (eye(B) over B losses) stay diagonal
+        for o, s in zip(outputs, roots):
+            dg = diag.diag_seed(grads[s], o.shape)
+            if dg is not None:
+                grads[s], use_diag = dg, True
+    # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
+    with set_grad_enabled(create_graph), np.errstate(all="ignore"):
+        for k, (outs, ins, code, rg) in rows:
             gouts = [grads.get(s) for s in outs]
-            if all(g is None for g in gouts):
+            if all(g is None for g in gouts):  # (not list.count: Tensor == is an op)
                 continue
-            name = OPS[int(T.R[k, R_CODE])].name
-            if name == "custom":
-                gins = _custom(k, outs, ins, gouts, nb, bshape, create_graph)
+            name = OPS[code].name
+            row = Row(k, name, nb, bshape, outs, ins, cache, rg)
+            gins = None
+            if use_diag and any(isinstance(g, diag.Diag) for g in gouts):
+                if len(gouts) == 1:
+                    gins = diag.vjp(row, gouts[0])
+                if gins is None:
+                    gouts = [g.dense() if isinstance(g, diag.Diag) else g for g in gouts]
+            if gins is not None:
+                pass
+            elif name == "custom":
+                gins = _custom(row, gouts, create_graph)
             else:
-                gins = vjp_of(name)(Row(k, name, nb, bshape), *gouts)
-            for s, g in zip(ins, gins):
-                if g is None or not T.S[s, S_RG]:
+                gins = (DVJP.get(name) or vjp_of(name))(row, *gouts)
+            for s, g, w in zip(ins, gins, rg):
+                if g is None or not w:
                     continue
-                grads[s] = g if s not in grads else grads[s] + g
+                if s not in grads:
+                    grads[s] = g
+                elif use_diag and (isinstance(g, diag.Diag) or isinstance(grads[s], diag.Diag)):
+                    grads[s] = diag.add(grads[s], g)
+                elif fast_add and type(g._data) is np.ndarray:
+                    grads[s] = Tensor._make(grads[s]._data + g._data, -1, False)
+                else:
+                    grads[s] = grads[s] + g
+    if use_diag:  # only the wanted gradients are read: densify those, drop the rest
+        grads = {
+            s: g.dense() if isinstance(g, diag.Diag) else g
+            for s, g in grads.items()
+            if wanted is None or s in wanted
+        }
     if not retain_graph:
-        for k in rows:
+        for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:
                 T.R[k, R_SAVED] = SAVES_FREED
                 sv = T.saved[k]
@@ -133,15 +187,14 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     return grads
 
 
-def _custom(k, outs, ins, gouts, nb, bshape, create_graph):
+def _custom(row, gouts, create_graph):
     """A custom Function's Python backward; a batch of cotangents runs it per element."""
     from .engine import SECOND_BACKWARD, _check_custom
 
-    T = TAPE
-    ctx = T.saved[k]
+    outs, ins, nb, bshape = row.outs, row.ins, row.nb, row.bshape
+    ctx = TAPE.saved[row.k]
     if ctx.freed:
         raise RuntimeError(SECOND_BACKWARD)
-    row = Row(k, "custom", nb, bshape)
     filled = [
         g if g is not None else (row.zeros(s) if ctx.materialize_grads else None)
         for s, g in zip(outs, gouts)

@@ -51,28 +51,55 @@ def defvjp(*names):
 
 
 class Row:
-    """Tape row k as the differentiable VJPs see it."""
+    """Tape row k as the differentiable VJPs see it.
 
-    __slots__ = ("k", "name", "outs", "ins", "iattrs", "fattrs", "saved", "nb", "bshape")
+    A sweep passes the row's slots (decoded once by its tape walk) and a slot -> shape
+    cache shared by its rows; attrs and saved values are read only when a VJP asks."""
 
-    def __init__(self, k, name, nb, bshape):
-        T = TAPE
-        R = T.R
-        p, no, ni = int(R[k, R_IPOS]), int(R[k, R_NOUT]), int(R[k, R_NIN])
-        ln = int(R[k, R_ILEN])
+    __slots__ = ("k", "name", "outs", "ins", "nb", "bshape", "_shapes", "_ia", "_fa", "_sv", "_rg")
+
+    def __init__(self, k, name, nb, bshape, outs=None, ins=None, shapes=None, rg=None):
         self.k, self.name, self.nb, self.bshape = k, name, nb, bshape
-        self.outs = tuple(T.I[p : p + no].tolist())
-        self.ins = tuple(T.I[p + no : p + no + ni].tolist())
-        self.iattrs = T.I[p + no + ni : p + ln].copy()
-        fp = int(R[k, R_FPOS])
-        self.fattrs = T.F[fp : fp + int(R[k, R_FLEN])].copy()
-        sv = T.saved[k]
-        self.saved = sv if isinstance(sv, tuple) else (() if sv is None else (sv,))
+        if outs is None:
+            T = TAPE
+            r = T.R[k].tolist()
+            p, no = r[R_IPOS], r[R_NOUT]
+            io = T.I[p : p + no + r[R_NIN]].tolist()
+            outs, ins = io[:no], io[no:]
+        self.outs, self.ins = tuple(outs), tuple(ins)
+        self._shapes = {} if shapes is None else shapes
+        self._ia = self._fa = self._sv = None
+        self._rg = rg  # per input: whether it takes a gradient (read from the tape if None)
+
+    @property
+    def iattrs(self):
+        if self._ia is None:
+            r = TAPE.R[self.k].tolist()
+            p = r[R_IPOS] + r[R_NOUT] + r[R_NIN]
+            self._ia = TAPE.I[p : r[R_IPOS] + r[R_ILEN]].copy()
+        return self._ia
+
+    @property
+    def fattrs(self):
+        if self._fa is None:
+            r = TAPE.R[self.k].tolist()
+            self._fa = TAPE.F[r[R_FPOS] : r[R_FPOS] + r[R_FLEN]].copy()
+        return self._fa
+
+    @property
+    def saved(self):
+        if self._sv is None:
+            sv = TAPE.saved[self.k]
+            self._sv = sv if isinstance(sv, tuple) else (() if sv is None else (sv,))
+        return self._sv
 
     # -- slots -----------------------------------------------------------------------
     def shape(self, s):
-        S = TAPE.S
-        return tuple(S[s, S_SHAPE : S_SHAPE + S[s, S_NDIM]].tolist())
+        sh = self._shapes.get(s)
+        if sh is None:
+            r = TAPE.S[s].tolist()
+            sh = self._shapes[s] = tuple(r[S_SHAPE : S_SHAPE + r[S_NDIM]])
+        return sh
 
     def numel(self, s):
         return int(TAPE.S[s, S_NUMEL])
@@ -83,24 +110,54 @@ class Row:
 
     def wants(self, j):
         """Whether input j takes a gradient at all."""
+        if self._rg is not None:
+            return self._rg[j]
         return bool(TAPE.S[self.ins[j], S_RG])
 
-    def value(self, s):
-        """Slot s's value as a Tensor on that slot (differentiable through its producer).
+    def array(self, s):
+        """Slot s's value as the array the row saved, shaped as the slot.
 
         Only values the row saved are available, which are what its fused VJP reads too;
-        they are found by address among the row's saved arrays."""
-        S = TAPE.S
-        a, n = int(S[s, S_ADDR]), int(S[s, S_NUMEL])
-        for arr in self.saved:
-            if (
-                isinstance(arr, np.ndarray)
-                and arr.size == n
-                and arr.dtype.kind == "f"
-                and (n == 0 or arr.__array_interface__["data"][0] == a)
-            ):
-                return handle(arr.reshape(self.shape(s)), s)
-        raise AssertionError(f"internal error: row {self.k} ({self.name}) did not save slot {s}")
+        they are found by size and dtype among the row's saved arrays (by address too when
+        that leaves more than one)."""
+        n = int(TAPE.S[s, S_NUMEL])
+        found = None
+        for a in self.saved:
+            if isinstance(a, np.ndarray) and a.size == n and a.dtype.kind == "f":
+                if found is None:
+                    found = a
+                elif n:  # more than one candidate: pick by address
+                    addr = int(TAPE.S[s, S_ADDR])
+                    found = next(
+                        (
+                            a
+                            for a in self.saved
+                            if isinstance(a, np.ndarray)
+                            and a.size == n
+                            and a.dtype.kind == "f"
+                            and a.__array_interface__["data"][0] == addr
+                        ),
+                        None,
+                    )
+                    break
+        if found is None:
+            raise AssertionError(
+                f"internal error: row {self.k} ({self.name}) did not save slot {s}"
+            )
+        return found.reshape(self.shape(s))
+
+    def saved_array(self, i, s):
+        """`array(s)` when the row's saved array i is slot s's value (the caller knows
+        the op's save order); only the size is checked here."""
+        sv = self.saved
+        a = sv[i] if i < len(sv) else None
+        if isinstance(a, np.ndarray) and a.size == TAPE.S[s, S_NUMEL]:
+            return a.reshape(self.shape(s))
+        return self.array(s)
+
+    def value(self, s):
+        """Slot s's value as a Tensor on that slot (differentiable through its producer)."""
+        return handle(self.array(s), s)
 
     def x(self, j=0):
         return self.value(self.ins[j])

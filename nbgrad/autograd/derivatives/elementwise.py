@@ -12,24 +12,33 @@ import ast
 import math
 
 import numpy as np
+from scipy import special
 
 from ... import functions as F
-from ...ops.elementwise import BINARY, UNARY, uses
+from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
 from ...tensor import Tensor
-from . import defvjp
+from ..grad_mode import is_grad_enabled
+from . import defvjp, handle
 
 
 def _lift(name):
-    """A scalar helper that takes Tensors or Python numbers."""
+    """A scalar helper that takes Tensors, NumPy arrays or Python numbers."""
     tfn = getattr(F, name)
+    nfn = getattr(special, name) if name == "erf" else getattr(np, name)
     mfn = getattr(math, name)
-    return lambda v: tfn(v) if isinstance(v, Tensor) else mfn(v)
+
+    def fn(v):
+        if isinstance(v, Tensor):
+            return tfn(v)
+        return nfn(v) if isinstance(v, np.ndarray) else mfn(v)
+
+    return fn
 
 
 def _where(c, p, q):
     if _is_bool(c):
         return p if c else q
-    return F.where(c, p, q)
+    return np.where(c, p, q) if isinstance(c, np.ndarray) else F.where(c, p, q)
 
 
 def _is_bool(v):
@@ -51,15 +60,31 @@ def _or(p, q):
 
 
 def _not(p):
-    return ~p if isinstance(p, Tensor) else not p
+    return not p if _is_bool(p) else ~p
+
+
+def _bc(v, g):
+    """v expanded to g's shape when it broadcasts to it (the rule's saved values have the
+    operand's shape, g may have more, e.g. batch dims): an expanded operand takes the
+    same-shape kernels, much faster than the strided broadcasting ones."""
+    if isinstance(v, Tensor) and isinstance(g, Tensor):
+        vs, gs = v._data.shape, g._data.shape
+        if vs != gs and len(vs) <= len(gs):
+            if all(m == 1 or m == n for m, n in zip(reversed(vs), reversed(gs))):
+                return v.expand(gs)
+    return v
 
 
 def _sign(v):
-    return F.sign(v) if isinstance(v, Tensor) else float(np.sign(v))
+    if isinstance(v, Tensor):
+        return F.sign(v)
+    return np.sign(v) if isinstance(v, np.ndarray) else float(np.sign(v))
 
 
 def _sigmoid(v):
-    return F.sigmoid(v) if isinstance(v, Tensor) else 1.0 / (1.0 + math.exp(-v))
+    if isinstance(v, Tensor):
+        return F.sigmoid(v)
+    return 1.0 / (1.0 + np.exp(-v)) if isinstance(v, np.ndarray) else 1.0 / (1.0 + math.exp(-v))
 
 
 def _ncdf(v):
@@ -84,13 +109,18 @@ NS = {
     "ncdf": _ncdf,
     "npdf": _npdf,
     "gelu_tanh_grad": _gelu_tanh_grad,
-    "pow_": lambda a, b: a**b,
+    "pow_": lambda a, b: a if isinstance(b, float) and b == 1.0 else a**b,  # x**2's VJP: 2 x
     "fdiv": lambda a, b: a / b,
     "_where": _where,
     "_and": _and,
     "_or": _or,
     "_not": _not,
+    "_bc": _bc,
 }
+
+
+def _has_g(node):
+    return any(isinstance(n, ast.Name) and n.id == "g" for n in ast.walk(node))
 
 
 class _ToTensorCode(ast.NodeTransformer):
@@ -106,6 +136,21 @@ class _ToTensorCode(ast.NodeTransformer):
             out = ast.Call(ast.Name(fn, ast.Load()), [out, v], [])
         return out
 
+    def visit_BinOp(self, node):  # noqa: N802
+        """`g op e` (e free of g): e goes through `_bc`, so the op runs at g's shape."""
+        self.generic_visit(node)
+        lg, rg = _has_g(node.left), _has_g(node.right)
+        if lg != rg:
+            side = "right" if lg else "left"
+            e = getattr(node, side)
+            if not isinstance(e, ast.Constant):
+                setattr(
+                    node,
+                    side,
+                    ast.Call(ast.Name("_bc", ast.Load()), [e, ast.Name("g", ast.Load())], []),
+                )
+        return node
+
     def visit_UnaryOp(self, node):  # noqa: N802
         self.generic_visit(node)
         if isinstance(node.op, ast.Not):
@@ -115,68 +160,118 @@ class _ToTensorCode(ast.NodeTransformer):
 
 def compile_rule(expr, names):
     """`expr` (a scalar rule) as a Python function of `names` that works on Tensors."""
-    tree = ast.fix_missing_locations(_ToTensorCode().visit(ast.parse(expr, mode="eval")))
-    code = compile(tree, f"<rule {expr}>", "eval")
-    return lambda **env: eval(code, NS, env)  # noqa: S307 - our own rule strings
+    body = _ToTensorCode().visit(ast.parse(expr, mode="eval")).body
+    args = [ast.arg(v) for v in ("g", "x", "y", "a", "b")]
+    none = [ast.Constant(None)] * (len(args) - 1)
+    fn = ast.Lambda(ast.arguments([], args, None, [], [], None, none), body)
+    tree = ast.fix_missing_locations(ast.Expression(fn))
+    return eval(compile(tree, f"<rule {expr}>", "eval"), NS)  # noqa: S307 - our own rules
 
 
 def _rules():
-    """op name -> [(operand index, names read, compiled VJP)], plus the scalar attr side."""
+    """op name -> (kind, [(operand index, compiled VJP, rule)], {name the rules read: its
+    index among the row's saved arrays})."""
     out = {}
     for name, (_, _, vjp) in UNARY.items():
-        out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)])
+        out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)], unary_saves(name))
     for name, (_, _, da, db) in BINARY.items():
         fa, fb = compile_rule(da, ()), compile_rule(db, ())
-        out[name] = ("tt", [(0, fa, da), (1, fb, db)])
-        out[name + "_ts"] = ("ts", [(0, fa, da)])
-        out[name + "_st"] = ("st", [(0, fb, db)])
-    return out
+        out[name] = ("tt", [(0, fa, da), (1, fb, db)], binary_saves(name, "tt"))
+        out[name + "_ts"] = ("ts", [(0, fa, da)], binary_saves(name, "ts"))
+        out[name + "_st"] = ("st", [(0, fb, db)], binary_saves(name, "st"))
+    return {
+        n: (kind, rs, {v: i for i, v in enumerate(saves)}) for n, (kind, rs, saves) in out.items()
+    }
 
 
 RULES = _rules()
 
 
-def _env(row, kind, exprs):
-    """The rule's variables for this row: saved values as Tensors, scalars as floats."""
+def _env(row, kind, saves, arrays):
+    """The rule's variables for this row: saved values as Tensors (or their arrays, when
+    nothing is recorded), scalars as floats. The ops save exactly what the rules read, in
+    the order `unary_saves`/`binary_saves` give, so each is found by its position."""
     env = {}
-    used = lambda v: any(uses(e, v) for e in exprs)  # noqa: E731
-    if used("y"):
-        env["y"] = row.y()
-    if kind == "x":
-        if used("x"):
-            env["x"] = row.x()
-        return env
-    c = float(row.fattrs[0]) if kind != "tt" else None
-    if used("a"):
-        env["a"] = c if kind == "st" else row.x(0)
-    if used("b"):
-        env["b"] = c if kind == "ts" else row.x(1 if kind == "tt" else 0)
+    for v, i in saves.items():
+        s = row.outs[0] if v == "y" else row.ins[1 if v == "b" and kind == "tt" else 0]
+        arr = row.saved_array(i, s)
+        env[v] = arr if arrays else handle(arr, s)
+    if kind == "ts":
+        env["b"] = float(row.fattrs[0])
+    elif kind == "st":
+        env["a"] = float(row.fattrs[0])
     return env
 
 
-def _full(v, like):
-    """A rule result that did not involve g (a constant) as a tensor of g's shape."""
-    if isinstance(v, Tensor) and tuple(v.shape) == tuple(like.shape):
-        return v
-    return like * 0.0 + v
+def _arrays(g):
+    """Whether to evaluate the rules on NumPy arrays: nothing is being recorded (so the
+    result need not be differentiable) and g lives on the CPU. A few NumPy calls on the
+    arrays cost far less than as many dispatched ops."""
+    return not is_grad_enabled() and type(g._data) is np.ndarray
+
+
+def _apply(fn, env, g, arrays):
+    """The rule's value at g as a Tensor, broadcast with g (a rule that did not involve g
+    is a constant)."""
+    if not arrays:
+        v = fn(g, **env)
+        if isinstance(v, Tensor) and v._data.shape == g._data.shape:
+            return v
+        return g * 0.0 + v
+    gd = g._data
+    v = fn(gd, **env)  # the sweeps run these under np.errstate(all="ignore")
+    if v is gd:
+        return g
+    if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
+        v = np.asarray(gd * 0.0 + v, gd.dtype)
+    return Tensor._make(v, -1, False)
 
 
 def vjp(row, g):
-    kind, rules = RULES[row.name]
-    env = _env(row, kind, [e for _, _, e in rules])
+    kind, rules, saves = RULES[row.name]
+    arrays = _arrays(g)
+    if arrays:
+        return _vjp_arrays(row, g, kind, rules, saves)
+    env = _env(row, kind, saves, False)
+    grads = [None] * len(row.ins)
+    for j, fn, _ in rules:
+        if row.wants(j):
+            v = _apply(fn, env, g, False)
+            s = row.ins[j]
+            grads[j] = v if v._data.shape[row.nb :] == row.shape(s) else row.sum_to(v, s)
+    return tuple(grads)
+
+
+def _vjp_arrays(row, g, kind, rules, saves):
+    """`vjp` on NumPy arrays, inlined: the hot path of batched sweeps on small graphs."""
+    sv = row.saved
+    env = {v: sv[i] for v, i in saves.items()}  # each is its slot's own array
+    if kind == "ts":
+        env["b"] = float(row.fattrs[0])
+    elif kind == "st":
+        env["a"] = float(row.fattrs[0])
+    gd = g._data
     grads = [None] * len(row.ins)
     for j, fn, _ in rules:
         if not row.wants(j):
             continue
-        v = fn(**env, g=g)
-        grads[j] = row.sum_to(_full(v, g), row.ins[j])
+        v = fn(gd, **env)
+        if v is gd:
+            t = g
+        else:
+            if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
+                v = np.asarray(gd * 0.0 + v, gd.dtype)
+            t = Tensor._make(v, -1, False)
+        s = row.ins[j]
+        grads[j] = t if gd.shape[row.nb :] == row.shape(s) else row.sum_to(t, s)
     return tuple(grads)
 
 
 def jvp(row, tangents):
     """Output tangent from input tangents (None: zero), by the VJP rules with g := t."""
-    kind, rules = RULES[row.name]
-    env = _env(row, kind, [e for _, _, e in rules])
+    kind, rules, saves = RULES[row.name]
+    arrays = all(t is None or _arrays(t) for t in tangents)
+    env = _env(row, kind, saves, arrays)
     out = None
     nd = len(row.shape(row.outs[0]))
     for j, fn, _ in rules:
@@ -186,7 +281,7 @@ def jvp(row, tangents):
         shape = row.shape(row.ins[j])
         if row.nb and len(shape) < nd:  # batch dim first, then align the rest on the right
             t = t.reshape(row.bshape + (1,) * (nd - len(shape)) + shape)
-        v = _full(fn(**env, g=t), t)
+        v = _apply(fn, env, t, arrays)
         out = v if out is None else out + v
     return out
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...ops import indexing
 from ...tensor import Tensor
+from ..grad_mode import is_grad_enabled
 from . import defvjp, sum_to
 
 
@@ -50,7 +51,12 @@ def _sum(row, g):
     xs = row.shape(row.ins[0])
     mask = row.iattrs[: len(xs)]
     keep = tuple(1 if m else n for m, n in zip(mask, xs))
-    gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    if is_grad_enabled() and g.requires_grad or type(g._data) is not np.ndarray:
+        gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    else:  # nothing to record: broadcast with NumPy (the expand op's path is slower)
+        gd = np.empty(row.bshape + xs, g._data.dtype)
+        gd[...] = g._data.reshape(row.bshape + keep)
+        gx = Tensor._make(gd, -1, False)
     scale = float(row.fattrs[0])
     return (gx * scale if scale != 1.0 else gx,)
 
@@ -88,6 +94,8 @@ def _matmul(row, g):
     sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
     a = row.value(row.ins[0]) if row.wants(1) else None
     b = row.value(row.ins[1]) if row.wants(0) else None
+    if len(sa) + len(sb) == 3:  # matrix @ vector or vector @ matrix: no batched matvecs
+        return _matvec(row, g, a, b, sa, sb)
     a2 = sa if len(sa) > 1 else (1,) + sa
     b2 = sb if len(sb) > 1 else sb + (1,)
     y2 = a2[:-2] if len(a2) >= len(b2) else b2[:-2]
@@ -97,6 +105,24 @@ def _matmul(row, g):
         ga = sum_to(g2 @ _mT(b.reshape(b2)), a2, row.nb).reshape(row.bshape + sa)
     if row.wants(1):
         gb = sum_to(_mT(a.reshape(a2)) @ g2, b2, row.nb).reshape(row.bshape + sb)
+    return ga, gb
+
+
+def _matvec(row, g, a, b, sa, sb):
+    """y = A v or v A: the cotangents' batch dims fold into one matrix product with A,
+    and A's gradient is the outer product of g and v (both expanded: same-shape kernels)."""
+    bs = row.bshape
+    ga = gb = None
+    if len(sa) == 2:  # v = b: ga = g b^T, gb = g @ a
+        if row.wants(0):
+            ga = g.reshape(bs + (sa[0], 1)).expand(bs + sa) * b.expand(bs + sa)
+        if row.wants(1):
+            gb = g @ a
+    else:  # v = a: ga = g @ b^T, gb = a g^T
+        if row.wants(0):
+            ga = g @ _mT(b)
+        if row.wants(1):
+            gb = a.reshape(sa[0], 1).expand(bs + sb) * g.reshape(bs + (1, sb[1])).expand(bs + sb)
     return ga, gb
 
 

@@ -1,0 +1,136 @@
+"""Per-sample cotangents kept diagonal: B one-hot cotangents without B times the work.
+
+Per-sample gradients are one batched VJP of per-sample losses (B,) seeded with eye(B).
+Taken literally, every intermediate of shape (B, ...) then carries B cotangents, (B, B,
+...), of which only the diagonal is non-zero while the ops work row by row: B times the
+work of one backward. `Diag(d)` stands for the batched cotangent G with G[b, i] = 0 for
+i != b and G[b, b] = d[b] (d has the slot's own shape, its dim 0 the sample dim). Rows
+that keep rows apart (elementwise ops, reshapes that keep dim 0, linear layers over the
+rows) map a `Diag` to a `Diag`, or to an ordinary batched cotangent where they sum over
+the rows (a weight's gradient: one per sample); any other row gets the dense form.
+
+Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays.
+"""
+
+import numpy as np
+
+from ...tensor import Tensor
+from . import sum_to
+from .elementwise import RULES
+
+
+class Diag:
+    """The batched cotangent zeros(B, *d.shape) with [b, b] = d[b] (d: an ndarray)."""
+
+    __slots__ = ("d",)
+
+    def __init__(self, d):
+        self.d = d
+
+    def dense(self):
+        d = self.d
+        n = d.shape[0]
+        out = np.zeros((n,) + d.shape, d.dtype)
+        out[np.arange(n), np.arange(n)] = d
+        return Tensor._make(out, -1, False)
+
+
+def diag_seed(g, out_shape):
+    """`Diag` for a batched seed that is a diagonal (B, B) over an output of shape (B,)."""
+    gd = g._data
+    if type(gd) is not np.ndarray or gd.ndim != 2 or tuple(out_shape) != gd.shape[:1]:
+        return None
+    if gd.shape[0] != gd.shape[1] or gd.shape[0] < 2:
+        return None
+    d = np.diagonal(gd).copy()
+    if np.count_nonzero(gd) != np.count_nonzero(d):
+        return None
+    return Diag(d)
+
+
+def add(a, b):
+    """Sum of two cotangents, either of which may be a `Diag`."""
+    if isinstance(a, Diag) and isinstance(b, Diag):
+        return Diag(a.d + b.d)
+    a = a.dense() if isinstance(a, Diag) else a
+    b = b.dense() if isinstance(b, Diag) else b
+    return Tensor._make(a._data + b._data, -1, False)
+
+
+def vjp(row, g):
+    """Input cotangents of `row` from a `Diag` output cotangent, or None if this row
+    does not keep rows apart (the caller then densifies)."""
+    if row.name in RULES:
+        return _elementwise(row, g.d)
+    if row.name in ("view", "unsafe_view", "squeeze", "squeeze_dim", "unsqueeze", "clone"):
+        sx = row.shape(row.ins[0])
+        if sx and sx[0] == g.d.shape[0]:
+            return (Diag(g.d.reshape(sx)),)
+        return None
+    if row.name in ("linear", "linear_nobias"):
+        return _linear(row, g.d)
+    if row.name.startswith("matmul_"):
+        return _matvec(row, g.d)
+    return None
+
+
+def _elementwise(row, d):
+    """The rule at g := d is the unbatched VJP; each sample's row stays its own, unless an
+    operand is broadcast over the rows (then its cotangent is per sample: batched)."""
+    kind, rules, saves = RULES[row.name]
+    sv = row.saved
+    env = {v: sv[i] for v, i in saves.items()}
+    if kind == "ts":
+        env["b"] = float(row.fattrs[0])
+    elif kind == "st":
+        env["a"] = float(row.fattrs[0])
+    n = d.shape[0]
+    out = []
+    for j, fn, _ in rules:
+        if not row.wants(j):
+            out.append(None)
+            continue
+        v = fn(d, **env)
+        if not (isinstance(v, np.ndarray) and v.shape == d.shape and v.dtype == d.dtype):
+            v = np.asarray(d * 0.0 + v, d.dtype)  # a constant: at d's (the output's) shape
+        sj = row.shape(row.ins[j])
+        if len(sj) == v.ndim and sj[0] == n:  # rows kept: sum any other broadcast dims
+            out.append(Diag(v if sj == v.shape else sum_to(_t(v), sj, 0)._data))
+        elif len(sj) == v.ndim:  # sj[0] == 1: summed over the rows, one per sample
+            out.append(sum_to(_t(v), sj[1:], 1).reshape((n,) + sj))
+        else:
+            out.append(sum_to(_t(v), sj, 1))
+    return tuple(out)
+
+
+def _linear(row, d):
+    """y = x @ w^T (+ b) over rows of a 2-D x: gx keeps rows; gw, gb are per sample."""
+    m, i_, o = (int(v) for v in row.iattrs[:3])
+    if len(row.shape(row.ins[0])) != 2 or m != d.shape[0]:
+        return None
+    x, w = row.saved[0].reshape(m, i_), row.saved[1]
+    gx = Diag(d @ w) if row.wants(0) else None
+    gw = _t(d[:, :, None] * x[:, None, :]) if row.wants(1) else None
+    if len(row.ins) == 2:
+        return gx, gw
+    gb = _t(d.reshape((m,) + row.shape(row.ins[2]))) if row.wants(2) else None
+    return gx, gw, gb
+
+
+def _matvec(row, d):
+    """y = A v or v A (A a matrix that takes no gradient): gv[b] = d[b] times A's row
+    (column) b, one per sample. Anything else: None (densified)."""
+    sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
+    if len(sa) + len(sb) != 3:
+        return None
+    if len(sa) == 2:  # A @ v
+        if row.wants(0):
+            return None
+        return None, _t(d[:, None] * row.array(row.ins[0])) if row.wants(1) else None
+    if row.wants(1):  # v @ A
+        return None
+    return _t(np.multiply(d[:, None], row.array(row.ins[1]).T, order="C")), None
+
+
+def _t(a):
+    return Tensor._make(a, -1, False)  # a: C-contiguous, as every Tensor's data
