@@ -314,7 +314,7 @@ STEPS = {
     ),
     "setitem": lambda h, w: _setitem(h, w),
     "sum_dim": lambda h, w: h - h.sum(1, keepdim=True) * 0.25,
-    "mean_dim": lambda h, w: h * h.mean(0),
+    "mean_dim": lambda h, w: h * h.mean(0) + h.mean(1, keepdim=True),  # eager op; compiled
     "norm": lambda h, w: h / (h.norm(dim=1, keepdim=True) + 1.0) + h * h.norm(p=3, dim=0),
     "logsumexp": lambda h, w: h - h.logsumexp(1, keepdim=True),
     "var_std": lambda h, w: h * h.var(0) + h.std(1, keepdim=True),

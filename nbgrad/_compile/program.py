@@ -758,7 +758,8 @@ class _Mini:
         self.fns = np.zeros(2 * len(rows), np.int64)
         for j, k in enumerate(rows):
             r = tr.rows[k]
-            self.fns[2 * j] = rowfwd.forward_pointer(r.op, r.dt)
+            fwd = rowfwd.compiled_forward(r.op, r.iattrs, tr.shape[r.ins[0]])
+            self.fns[2 * j] = rowfwd.forward_pointer(fwd, r.dt)
             self.fns[2 * j + 1] = rowfwd.vjp_pointer(OPS_BY_NAME[r.op].code, r.dt)
         rowfwd.register(self)
         self.args = (S, self.T[4], self.T[5], self.fns, self.ctx)

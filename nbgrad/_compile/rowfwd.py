@@ -2,13 +2,14 @@
 
 A compiled program runs an op without specialised codegen on a small tape of its own (the
 program's rows, with slots renumbered): its forward here, its backward the op's own VJP
-kernel. Two kinds of forward:
+kernel, both called through C pointers. Two kinds of forward:
 
-* `FWD`: compiled, called from the program: copies (strided views, joins, dtype casts)
-  and the eager op's own forward kernel (activations, softmax), chosen as eager chooses it;
-* `eager_row` (Python, called back from the program): the eager op itself
-  (its public function, under `no_grad`), for ops whose forward is NumPy code (reductions
-  over dims, losses): the same code, hence the same bits.
+* compiled (`FWD`, `compiled_forward`): copies (strided views, joins, dtype casts,
+  setitem), the eager op's own forward kernel chosen as eager chooses it (activations,
+  softmax), sums/means over trailing dims in NumPy's order (pairwise per block);
+* `eager_row` (Python, called back from the program): the eager op itself (its public
+  function, under `no_grad`), for ops whose forward is NumPy code (other reductions over
+  dims, losses): the same code, hence the same bits.
 """
 
 import ctypes
@@ -24,6 +25,7 @@ from ..ops import activations as _act
 from ..ops import softmax as _sm
 from ..ops.registry import OPS
 from ..tape import S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
+from .kernels import pairwise
 
 _opts = {"cache": True, "error_model": "numpy"}
 
@@ -135,6 +137,27 @@ def fwd_softmax(T, k, V):
         _sm.fwd(x, y, outer, n, inner, log)
 
 
+@njit(**_opts)
+def _sum_last(x, y, mean):
+    """Sums of y.size consecutive blocks of x: NumPy's order for a reduction over
+    trailing dims of a C-contiguous array (pairwise per block; checked bit-exact)."""
+    n = x.size // y.size
+    z = x.dtype.type(0)
+    for o in range(y.size):
+        r = z + pairwise(x, o * n, n, z)
+        y[o] = r / x.dtype.type(n) if mean else r
+
+
+@njit(**_opts)
+def fwd_sum_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), False)
+
+
+@njit(**_opts)
+def fwd_mean_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), True)
+
+
 _STRIDED = ("slice", "select", "transpose", "permute", "expand", "index_basic", "t")
 FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
 FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
@@ -143,7 +166,19 @@ FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", 
 FWD.update({"softmax": "fwd_softmax", "log_softmax": "fwd_softmax"})
 
 
-# -- object mode: the eager op itself --------------------------------------------------------
+def compiled_forward(name, iattrs, in_shape):
+    """The compiled forward of a row (a function name here), or None: the eager op."""
+    if name in FWD:
+        return FWD[name]
+    if name in ("sum_dim", "mean_dim") and 0 not in in_shape:
+        mask = list(iattrs[: len(in_shape)])
+        first = mask.index(1) if 1 in mask else len(mask)
+        if all(mask[first:]):  # trailing dims: contiguous blocks
+            return "fwd_sum_last" if name == "sum_dim" else "fwd_mean_last"
+    return None
+
+
+# -- the eager op itself --------------------------------------------------------
 
 
 def _row(R, I, F, S, k):
@@ -293,11 +328,11 @@ def wrapper(k, ctx):
 '''
 
 
-def forward_pointer(name, dt):
-    """Address of the forward of op `name` for dtype code `dt`."""
-    if name in EAGER:
+def forward_pointer(fn, dt):
+    """Address of the compiled forward `fn` (None: the eager op) for dtype code `dt`."""
+    if fn is None:
         return _CB_ADDR
-    key = (FWD[name], dt)
+    key = (fn, dt)
     if key not in _KEEP_FWD:
         from .. import _cache
         from ..backends.cpu.codegen import load_module
