@@ -442,3 +442,21 @@ def test_fallback_list_is_honest():
 
     assert {o.name for o in OPS if not has_replay(o.name)} == STILL_EAGER
     assert STILL_EAGER <= set(FALLBACK)  # each with its reason
+
+
+def test_generic_eager_op_errors_are_raised():
+    """An eager op called back from the program validates its input as eager does; its
+    exception reaches the caller (PyTorch's message)."""
+
+    def f(p, t):
+        return torch.autograd.grad(F.binary_cross_entropy(p, t), p)[0]
+
+    cf = torch.compile(f, fallback="raise")
+    t = torch.tensor([0.0, 1.0, 1.0], dtype=torch.float64)
+    p = torch.tensor([0.2, 0.7, 0.9], dtype=torch.float64, requires_grad=True)
+    for _ in range(2):
+        np.testing.assert_array_equal(cf(p, t).numpy(), f(p, t).numpy())
+    bad = torch.tensor([0.2, 1.5, 0.9], dtype=torch.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="between 0 and 1"):
+        cf(bad, t)
+    np.testing.assert_array_equal(cf(p, t).numpy(), f(p, t).numpy())  # and it recovers
