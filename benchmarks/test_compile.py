@@ -9,6 +9,9 @@ Groups (see benchmarks/report.py for the targets):
   compiled-mlp-step        the MLP training step of test_training.py (zero_grad, forward,
                            cross-entropy, backward, SGD step) under ``nbgrad.compile`` vs
                            torch eager (judged)
+  compiled-generic         a (64, 32) step through ops of the generic path (transpose,
+                           softmax, sum over a dim, amax, mse_loss): ``nbgrad.compile`` vs
+                           nbgrad eager and torch eager (informational)
 
 The compiled function is traced and compiled in an untimed warm-up (its compile time is
 reported by the benchmark's ``extra_info``). Every benchmark checks its result against a
@@ -99,3 +102,46 @@ def test_compiled_mlp_step(benchmark, peer):
     train_step(x, y)
     benchmark.extra_info["compile_s"] = round(time.perf_counter() - t, 3)
     benchmark.pedantic(lambda: train_step(x, y), rounds=200, iterations=1, warmup_rounds=10)
+
+
+def _generic(torch, x, w):
+    F = torch.nn.functional
+    h = F.softmax((x @ w).transpose(0, 1), dim=-1)  # (32, 64)
+    s = h.sum(1) + h.amax(1)
+    return F.mse_loss(s, torch.tanh(w[0])) + (h * h).mean()
+
+
+def test_compiled_generic(benchmark, peer):
+    if not peer.torchlike:
+        import pytest
+
+        pytest.skip("torch-like API only")
+    tag(benchmark, "compiled-generic", peer.name)
+    torch = peer.mod
+    rng = np.random.default_rng(3)
+    x = torch.tensor(rng.standard_normal((64, 32)), dtype=torch.float64)
+    w = peer.leaf(rng.standard_normal((32, 32)) / 8)
+
+    def step(x, w):
+        return torch.autograd.grad(_generic(torch, x, w), w)[0]
+
+    ref = step(x, w).detach().numpy()
+    if peer.name == "nbgrad":
+        step = torch.compile(step, fallback="raise")
+        t = time.perf_counter()
+        step(x, w)
+        step(x, w)
+        benchmark.extra_info["compile_s"] = round(time.perf_counter() - t, 3)
+    np.testing.assert_allclose(step(x, w).numpy(), ref, rtol=1e-12)
+    benchmark(lambda: step(x, w))
+
+
+def test_compiled_generic_eager_nbgrad(benchmark):
+    """nbgrad's own eager step, for the ratio compiled / eager in the same run."""
+    import nbgrad as torch
+
+    tag(benchmark, "compiled-generic", "nbgrad-eager")
+    rng = np.random.default_rng(3)
+    x = torch.tensor(rng.standard_normal((64, 32)), dtype=torch.float64)
+    w = torch.tensor(rng.standard_normal((32, 32)) / 8, requires_grad=True)
+    benchmark(lambda: torch.autograd.grad(_generic(torch, x, w), w)[0])

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..tensor import Tensor
+from . import rowfwd
 from .program import build
 from .trace import Untraceable, run_traced, signature
 
@@ -45,6 +46,8 @@ class _Replay:
         self.pre, self.post = tr.pre, tr.post
         self.outputs = self._resolve(tr.outputs)
         self.source = layout["source"]
+        self.tape = layout["tape"]  # the program's own tape (generic rows): kept alive
+        self.tape_args = self.tape.args
 
     def _resolve(self, ref):
         """Output references as indices into the program's results."""
@@ -104,7 +107,11 @@ class _Replay:
             if bad.any():
                 raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
             TG.append(t)
-        res = self.fn(tuple(A), tuple(G), flags, tuple(TG))
+        res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args)
+        if rowfwd.ERRORS:  # an eager op called back from the program raised
+            e = rowfwd.ERRORS[0]
+            rowfwd.ERRORS.clear()
+            raise e
         if res[-1] == -2:  # sin/cos of an argument beyond 2**20: eager picks libm there
             return _EAGER
         nv = len(self.values)

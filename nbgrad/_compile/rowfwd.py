@@ -1,0 +1,357 @@
+"""Forwards of tape rows, read off a row the way VJP kernels read it (`backends/cpu/rowio`).
+
+A compiled program runs an op without specialised codegen on a small tape of its own (the
+program's rows, with slots renumbered): its forward here, its backward the op's own VJP
+kernel, both called through C pointers. Two kinds of forward:
+
+* compiled (`FWD`, `compiled_forward`): copies (strided views, joins, dtype casts,
+  setitem), the eager op's own forward kernel chosen as eager chooses it (activations,
+  softmax), sums/means over trailing dims in NumPy's order (pairwise per block);
+* `eager_row` (Python, called back from the program): the eager op itself (its public
+  function, under `no_grad`), for ops whose forward is NumPy code (other reductions over
+  dims, losses): the same code, hence the same bits.
+"""
+
+import ctypes
+import weakref
+
+import numpy as np
+from numba import njit
+
+from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
+from ..backends.cpu.memory import v32, v64
+from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
+from ..ops import activations as _act
+from ..ops import softmax as _sm
+from ..ops.registry import OPS
+from ..tape import S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
+from .kernels import pairwise
+
+_opts = {"cache": True, "error_model": "numpy"}
+
+
+@njit(**_opts)
+def _gather(x, y, offset, shp, st):
+    """y[i] = x[offset + idx(i) . st] over y's shape, in row-major order."""
+    idx = np.zeros(shp.size, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = offset
+    for i in range(y.size):
+        y[i] = x[offs[0]]
+        step(idx, shp, offs, st, st)
+
+
+@njit(**_opts)
+def fwd_strided(T, k, V):
+    """slice/select/transpose/permute/expand/...: attrs (offset, strides of the output)."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    shp = shape(T, s_y)
+    _gather(value(T, s_x, V), value(T, s_y, V), iattr(T, k, 0), shp, iattrs(T, k, 1, shp.size))
+
+
+@njit(**_opts)
+def fwd_view(T, k, V):
+    """flip/repeat/split/...: attrs (offset, ndim, view shape, view strides)."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    nd = iattr(T, k, 1)
+    shp = iattrs(T, k, 2, nd)
+    _gather(value(T, s_x, V), value(T, s_y, V), iattr(T, k, 0), shp, iattrs(T, k, 2 + nd, nd))
+
+
+@njit(**_opts)
+def fwd_cat(T, k, V):
+    """cat/stack: attrs (outer, total block length, n inputs, block length of each)."""
+    y = value(T, out_slot(T, k, 0), V)
+    outer, total, nin = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    off = 0
+    for j in range(nin):
+        L = iattr(T, k, 3 + j)
+        x = value(T, in_slot(T, k, j), V)
+        for o in range(outer):
+            for i in range(L):
+                y[o * total + off + i] = x[o * L + i]
+        off += L
+
+
+@njit(**_opts)
+def fwd_setitem(T, k, V):
+    """x[view] = v out of place: attrs (offset, ndim, view shape, x strides, v strides)."""
+    y = value(T, out_slot(T, k, 0), V)
+    v = value(T, in_slot(T, k, 1), V)
+    y[:] = value(T, in_slot(T, k, 0), V)
+    nd = iattr(T, k, 1)
+    shp = iattrs(T, k, 2, nd)
+    xst, vst = iattrs(T, k, 2 + nd, nd), iattrs(T, k, 2 + 2 * nd, nd)
+    cnt = 1
+    for d in range(nd):
+        cnt *= shp[d]
+    idx = np.zeros(nd, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = iattr(T, k, 0)
+    for _ in range(cnt):
+        y[offs[0]] = v[offs[1]]
+        step(idx, shp, offs, xst, vst)
+
+
+@njit(**_opts)
+def fwd_to(T, k, V):
+    """A float dtype cast (NumPy's astype: round to nearest)."""
+    S = T[3]
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    y = value(T, s_y, V)
+    n = S[s_x, S_NUMEL]
+    if S[s_x, S_DT] == 0:
+        x32 = v32(S[s_x, S_ADDR], n)
+        for i in range(n):
+            y[i] = x32[i]
+    else:
+        x64 = v64(S[s_x, S_ADDR], n)
+        for i in range(n):
+            y[i] = x64[i]
+
+
+@njit(**_opts)
+def fwd_act(T, k, V):
+    """leaky_relu/elu/hardtanh/softplus/clamp: the eager kernel, as eager picks it."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    x, y = value(T, s_x, V), value(T, s_y, V)
+    kind = iattr(T, k, 0)
+    p0, p1, p2 = fattr(T, k, 0), fattr(T, k, 1), fattr(T, k, 2)
+    if x.size >= ACT_PAR_MIN:
+        _act._fwd_par(x, y, kind, p0, p1, p2)
+    else:
+        _act._fwd(x, y, kind, p0, p1, p2)
+
+
+@njit(**_opts)
+def fwd_softmax(T, k, V):
+    """softmax/log_softmax: attrs (outer, n, inner, log); the eager kernel, as eager picks."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    x, y = value(T, s_x, V), value(T, s_y, V)
+    outer, n, inner, log = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3) != 0
+    if x.size == 0:
+        return
+    if x.size >= _sm.PAR_MIN and outer > 1:
+        _sm.fwd_par(x, y, outer, n, inner, log)
+    else:
+        _sm.fwd(x, y, outer, n, inner, log)
+
+
+@njit(**_opts)
+def _sum_last(x, y, mean):
+    """Sums of y.size consecutive blocks of x: NumPy's order for a reduction over
+    trailing dims of a C-contiguous array (pairwise per block; checked bit-exact)."""
+    n = x.size // y.size
+    z = x.dtype.type(0)
+    for o in range(y.size):
+        r = z + pairwise(x, o * n, n, z)
+        y[o] = r / x.dtype.type(n) if mean else r
+
+
+@njit(**_opts)
+def fwd_sum_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), False)
+
+
+@njit(**_opts)
+def fwd_mean_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), True)
+
+
+_STRIDED = ("slice", "select", "transpose", "permute", "expand", "index_basic", "t")
+FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
+FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
+FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
+FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
+FWD.update({"softmax": "fwd_softmax", "log_softmax": "fwd_softmax"})
+
+
+def compiled_forward(name, iattrs, in_shape):
+    """The compiled forward of a row (a function name here), or None: the eager op."""
+    if name in FWD:
+        return FWD[name]
+    if name in ("sum_dim", "mean_dim") and 0 not in in_shape:
+        mask = list(iattrs[: len(in_shape)])
+        first = mask.index(1) if 1 in mask else len(mask)
+        if all(mask[first:]):  # trailing dims: contiguous blocks
+            return "fwd_sum_last" if name == "sum_dim" else "fwd_mean_last"
+    return None
+
+
+# -- the eager op itself --------------------------------------------------------
+
+
+def _row(R, I, F, S, k):
+    """(op name, out slots, in slots, int attrs, float attrs) of row k."""
+    from ..tape import R_FLEN, R_FPOS, R_ILEN, R_IPOS, R_NIN, R_NOUT
+
+    p, no, ni = int(R[k, R_IPOS]), int(R[k, R_NOUT]), int(R[k, R_NIN])
+    pay = I[p : p + int(R[k, R_ILEN])].tolist()
+    fa = F[int(R[k, R_FPOS]) : int(R[k, R_FPOS]) + int(R[k, R_FLEN])].tolist()
+    return OPS[int(R[k, 0])].name, pay[:no], pay[no : no + ni], pay[no + ni :], fa
+
+
+def _shape(S, s):
+    return tuple(S[s, S_SHAPE : S_SHAPE + S[s, S_NDIM]].tolist())
+
+
+def _dims(mask):
+    return tuple(d for d, m in enumerate(mask) if m)
+
+
+def _dim_of(shp, outer, n):
+    """The dim d of `shp` with prod(shp[:d]) == outer and shp[d] == n (a row's layout)."""
+    for d in range(len(shp)):
+        if int(np.prod(shp[:d], dtype=np.int64)) == outer and shp[d] == n:
+            return d
+    return 0
+
+
+def _call(name, xs, S, ins, ia, fa):
+    """The eager op a row records, called on tensors `xs` (shaped as the row's inputs)."""
+    import nbgrad as nb
+    from nbgrad.ops import losses, reduce
+
+    x = xs[0]
+    nd = len(_shape(S, ins[0]))
+    if name in ("sum_dim", "mean_dim"):
+        f = nb.sum if name == "sum_dim" else nb.mean
+        return f(x, _dims(ia[:nd]), keepdim=True)
+    if name == "norm":
+        return reduce.vector_norm(x, 2, _dims(ia[:nd]), keepdim=True)
+    if name == "pnorm":
+        return reduce.vector_norm(x, fa[0], _dims(ia[:nd]), keepdim=True)
+    if name == "logsumexp":
+        return nb.logsumexp(x, _dims(ia[:nd]), keepdim=True)
+    if name in ("var", "std"):
+        dims = _dims(ia[1 : 1 + nd])
+        count = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
+        f = nb.std if name == "std" else nb.var
+        return f(x, dims, correction=count - fa[0], keepdim=True)
+    if name == "prod":
+        return nb.prod(x)
+    if name in ("prod_dim", "cumsum"):
+        d = _dim_of(_shape(S, ins[0]) or (1,), ia[0], ia[1])
+        return nb.prod(x, d, keepdim=True) if name == "prod_dim" else nb.cumsum(x, d)
+    if name.startswith("amax_"):
+        node = name[5:]
+        if node in ("MaxBackward1", "MinBackward1"):
+            return nb.max(x) if node == "MaxBackward1" else nb.min(x)
+        f = nb.amax if node == "AmaxBackward0" else nb.amin
+        return f(x, _dims(ia[:nd]), keepdim=True)
+    if name.startswith("loss_"):
+        red = {v: k for k, v in losses._REDUCTIONS.items()}[ia[1]]
+        return losses.pointwise_loss(ia[0], x, xs[1], red, p=fa[0], warn=False)
+    if name in ("linear", "linear_nobias"):
+        return nb.nn.functional.linear(*xs)
+    raise AssertionError(name)  # EAGER lists exactly the names handled here
+
+
+EAGER = ("sum_dim", "mean_dim", "norm", "pnorm", "logsumexp", "var", "std", "prod")
+EAGER += ("prod_dim", "cumsum", "linear", "linear_nobias")
+EAGER += tuple(o.name for o in OPS if o.name.startswith(("amax_", "loss_")))
+# rows whose int attrs hold addresses of arrays the forward makes (read by the VJP): the
+# row the eager op records is read back, its attrs copied into the program's row
+PATCHED = ("var", "std")
+_KEEP = {}  # program row -> the eager result holding the patched rows' saved arrays
+
+
+def _array(S, s):
+    """Slot s's value (by address) as a NumPy array of its shape."""
+    dt = np.float32 if S[s, S_DT] == 0 else np.float64
+    n = int(S[s, S_NUMEL])
+    buf = (ctypes.c_char * (n * np.dtype(dt).itemsize)).from_address(int(S[s, S_ADDR]))
+    return np.frombuffer(buf, dt).reshape(_shape(S, s))
+
+
+def eager_row(R, I, F, S, k, key):
+    """Row k's forward by the eager op: its inputs' values read, its output written, by
+    the addresses in the slot table."""
+    import nbgrad as nb
+    from nbgrad.tape import R_IPOS, R_NIN, R_NOUT, TAPE
+    from nbgrad.tensor import Tensor
+
+    name, outs, ins, ia, fa = _row(R, I, F, S, k)
+    xs = [_array(S, s) for s in ins]
+    y = _array(S, outs[0]).reshape(-1)
+    patch = name in PATCHED
+    ts = [Tensor._make(a, -1, patch) for a in xs]
+    if patch:
+        with nb.enable_grad():
+            out = _call(name, ts, S, ins, ia, fa)
+        kr = int(TAPE.S[out._slot, S_PROD])  # its row on the real tape
+        q = int(TAPE.R[kr, R_IPOS]) + int(TAPE.R[kr, R_NOUT]) + int(TAPE.R[kr, R_NIN])
+        p = int(R[k, R_IPOS]) + int(R[k, R_NOUT]) + int(R[k, R_NIN])
+        I[p : p + len(ia)] = TAPE.I[q : q + len(ia)]
+        _KEEP[key] = out
+    else:
+        with nb.no_grad():
+            out = _call(name, ts, S, ins, ia, fa)
+    y[:] = out._data.reshape(-1)
+
+
+# -- what a program calls: C pointers `f(k, ctx)`, as the eager sweep calls VJPs -------------
+# A program calls each generic row's forward and VJP through a pointer (`dispatch._call`),
+# so its own compile time does not grow with the kernels it runs: the VJP pointers are the
+# eager sweep's own (`dispatch.FN`), the compiled forwards get the same kind of wrapper,
+# and the eager-op forwards one Python callback (ctypes; the program holds the GIL).
+_TAPES = weakref.WeakValueDictionary()  # ctx address -> the program tape (eager rows)
+ERRORS = []  # exceptions raised in the callback (ctypes cannot propagate them)
+_KEEP_FWD = {}
+
+
+def _callback(k, ctx):
+    try:
+        t = _TAPES[ctx]
+        R, I, F, S = t.T[:4]
+        eager_row(R, I, F, S, k, (ctx, k))
+    except BaseException as e:  # noqa: BLE001 (re-raised by the caller after the program)
+        ERRORS.append(e)
+
+
+_CB = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64)(_callback)
+_CB_ADDR = ctypes.cast(_CB, ctypes.c_void_p).value
+
+
+def _wrapper_source(fn, dt):
+    tok = "np.float32(0)" if dt == 0 else "np.float64(0)"
+    return f'''"""Generated by nbgrad._compile.rowfwd. Do not edit."""
+import numpy as np
+from numba import cfunc, types
+from nbgrad.backends.cpu.dispatch import unpack
+from nbgrad._compile.rowfwd import {fn} as fwd
+
+
+@cfunc(types.void(types.int64, types.int64), cache=True, error_model="numpy")
+def wrapper(k, ctx):
+    fwd(unpack(ctx), k, {tok})
+'''
+
+
+def forward_pointer(fn, dt):
+    """Address of the compiled forward `fn` (None: the eager op) for dtype code `dt`."""
+    if fn is None:
+        return _CB_ADDR
+    key = (fn, dt)
+    if key not in _KEEP_FWD:
+        from .. import _cache
+        from ..backends.cpu.codegen import load_module
+
+        mod = f"nbgrad_gen_rowfwd_{key[0]}_{'f32' if dt == 0 else 'f64'}_{_cache.HASH}"
+        with _cache.numba_cache_dir():
+            _KEEP_FWD[key] = load_module(mod, _wrapper_source(*key)).wrapper
+    return _KEEP_FWD[key].address
+
+
+def vjp_pointer(code, dt):
+    """Address of the eager sweep's VJP wrapper of op `code` for dtype code `dt`."""
+    from ..backends.cpu import dispatch
+
+    dispatch.ensure([(code, dt)])
+    return int(dispatch.FN[code, dt])
+
+
+def register(tape):
+    """Make `tape` (an object whose `.T` is the program tape and `.ctx` its descriptor)
+    visible to the eager-op callback."""
+    _TAPES[int(tape.ctx.ctypes.data)] = tape
