@@ -2,7 +2,7 @@
 float array by the vectorised `full_sum`); VJPs compiled."""
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from nbgrad._array import contig
 
@@ -110,17 +110,28 @@ def vjp_norm(T, k, V):
 
 SUM_BLOCK = 2048
 FULL_SUM_MIN = 1 << 14  # below, NumPy's sum is as fast (and small results stay NumPy's)
+SUM_PAR_MIN = 1 << 18
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _block_sums_par(x, p):
+    for b in prange(p.size):
+        p[b] = rsum(x[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
 
 
 @njit(cache=True, error_model="numpy")
 def full_sum(x):
     """Sum of a flat float array: blocks of SUM_BLOCK summed by the vectorised `rsum` (many
-    partial sums, each over a few dozen elements), the block sums then summed the same way
-    in float64. NumPy's pairwise sum of float32 is not vectorised (3x slower)."""
+    partial sums, each over a few dozen elements; blocks in parallel on large arrays), the
+    block sums then summed the same way in float64. Deterministic: the blocks do not depend
+    on the thread count. NumPy's pairwise sum of float32 is not vectorised (3x slower)."""
     nb = (x.size + SUM_BLOCK - 1) // SUM_BLOCK
     p = np.empty(nb, np.float64)
-    for b in range(nb):
-        p[b] = rsum(x[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
+    if x.size >= SUM_PAR_MIN:
+        _block_sums_par(x, p)
+    else:
+        for b in range(nb):
+            p[b] = rsum(x[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
     while p.size > SUM_BLOCK:
         q = np.empty((p.size + SUM_BLOCK - 1) // SUM_BLOCK, np.float64)
         for b in range(q.size):
