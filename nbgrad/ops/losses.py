@@ -35,11 +35,11 @@ from ..backends.cpu.rowio import (
     value,
     wants,
 )
-from ..backends.cpu.vmath import vexp, vlog
+from ..backends.cpu.vmath import vlog
 from ..tensor import Tensor
 from .emit import emit, needs_record
 from .registry import register
-from .softmax import rdot, rmax, rsum
+from .vecloops import exp_flush, rdot, rmax, rsum
 
 _L = "nbgrad.ops.losses:"
 _CE = register("cross_entropy", "NllLossBackward0", _L + "vjp_cross_entropy")
@@ -98,7 +98,7 @@ def _softmax_rows(x, lo, hi, C, e, m, s, lse, norm):
             er = e[r * C : (r + 1) * C]
             mr = m[r]
             for c in range(C):
-                er[c] = vexp(xr[c] - mr)
+                er[c] = exp_flush(xr[c] - mr)
     else:  # short rows: shift row by row, then one exp loop over the whole block
         for r in range(nr):
             mr = m[r]
@@ -106,7 +106,7 @@ def _softmax_rows(x, lo, hi, C, e, m, s, lse, norm):
             for c in range(C):
                 e[r * C + c] = x[b + c] - mr
         for i in range(nr * C):
-            e[i] = vexp(e[i])
+            e[i] = exp_flush(e[i])
     for r in range(nr):
         s[r] = rsum(e[r * C : (r + 1) * C])
     for r in range(nr):

@@ -1,7 +1,8 @@
-"""Reductions: sum, mean, norm. Forward by NumPy's pairwise sums; VJPs compiled."""
+"""Reductions: sum, mean, norm. Forward by NumPy's pairwise sums (a full sum of a large
+float array by the vectorised `full_sum`); VJPs compiled."""
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from nbgrad._array import contig
 
@@ -25,6 +26,7 @@ from ..backends.cpu.rowio import (
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
 from .registry import register
+from .vecloops import rsum
 
 _SUM = register("sum", "SumBackward0", "nbgrad.ops.reduce:vjp_sum")
 _SUM_DIM = register("sum_dim", "SumBackward1", "nbgrad.ops.reduce:vjp_sum")
@@ -106,6 +108,38 @@ def vjp_norm(T, k, V):
         step(idx, shp, offs, st, st)
 
 
+SUM_BLOCK = 2048
+FULL_SUM_MIN = 1 << 14  # below, NumPy's sum is as fast (and small results stay NumPy's)
+SUM_PAR_MIN = 1 << 18
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _block_sums_par(x, p):
+    for b in prange(p.size):
+        p[b] = rsum(x[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
+
+
+@njit(cache=True, error_model="numpy")
+def full_sum(x):
+    """Sum of a flat float array: blocks of SUM_BLOCK summed by the vectorised `rsum` (many
+    partial sums, each over a few dozen elements; blocks in parallel on large arrays), the
+    block sums then summed the same way in float64. Deterministic: the blocks do not depend
+    on the thread count. NumPy's pairwise sum of float32 is not vectorised (3x slower)."""
+    nb = (x.size + SUM_BLOCK - 1) // SUM_BLOCK
+    p = np.empty(nb, np.float64)
+    if x.size >= SUM_PAR_MIN:
+        _block_sums_par(x, p)
+    else:
+        for b in range(nb):
+            p[b] = rsum(x[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
+    while p.size > SUM_BLOCK:
+        q = np.empty((p.size + SUM_BLOCK - 1) // SUM_BLOCK, np.float64)
+        for b in range(q.size):
+            q[b] = rsum(p[b * SUM_BLOCK : (b + 1) * SUM_BLOCK])
+        p = q
+    return rsum(p)
+
+
 def _dims(dim, nd):
     """Normalise `dim` (int, sequence or None) to a sorted tuple of wrapped dims."""
     if dim is None:
@@ -141,7 +175,17 @@ def _reduce(x, dim, keepdim, dtype, mean):
     if data.dtype.kind == "b":
         data = data.astype(np.int64)
     full = dim is None
-    r = np.add.reduce(data, axis=dims, keepdims=keepdim)
+    if (
+        len(dims) == nd
+        and data.size >= FULL_SUM_MIN
+        and data.dtype.kind == "f"
+        and data.flags.c_contiguous
+    ):
+        r = np.asarray(full_sum(data.reshape(-1)), data.dtype)
+        if keepdim:
+            r = r.reshape((1,) * nd)
+    else:
+        r = np.add.reduce(data, axis=dims, keepdims=keepdim)
     if mean:
         count = 1
         for d in dims:

@@ -2,28 +2,24 @@
 
 A tensor is seen as (outer, n, inner) around the softmax dim. Rows along the last dim
 (inner == 1) are processed in place; other dims go through a small contiguous buffer.
-exp is the vectorisable `vmath.vexp`; the sum reductions are compiled with reassociation
-allowed, so LLVM vectorises them (vexp's kernels keep their own strict flags inside such a
-loop), and the max reduction uses `llvm.maximum`, which LLVM vectorises where it leaves a
-compare-and-select max scalar.
+The row loops are the vectorised primitives of `vecloops` (max, sums, and `exp_flush`,
+the exp of arguments <= 0).
 """
 
 import math
 import warnings
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic
+from numba import njit, prange
 from numba.np.ufunc.parallel import _launch_threads
 
 from .. import _dtype
 from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
-from ..backends.cpu.vmath import vexp
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
 from .registry import register
+from .vecloops import exp_flush, rdot, rmax, rsum
 
 _SOFTMAX = register("softmax", "SoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
 _LOG_SOFTMAX = register("log_softmax", "LogSoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
@@ -34,52 +30,13 @@ PAR_MIN = 1 << 15
 _launch_threads()
 
 
-@intrinsic
-def _fmax(typingctx, a, b):
-    """IEEE maximum (NaN propagates) via ``llvm.maximum``: LLVM vectorises a reduction over
-    it, where it leaves a `v if v > m else m` (or `max`) reduction scalar (10x slower)."""
-    if not (isinstance(a, types.Float) and a == b):
-        return None
-
-    def codegen(context, builder, sig, args):
-        t = args[0].type
-        fn = builder.module.declare_intrinsic("llvm.maximum", [t], ir.FunctionType(t, [t, t]))
-        return builder.call(fn, args)
-
-    return a(a, b), codegen
-
-
-@njit(cache=True, fastmath=True)
-def rmax(x):
-    m = x.dtype.type(-np.inf)
-    for i in range(x.size):
-        m = _fmax(m, x[i])
-    return m
-
-
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def rsum(x):
-    s = x.dtype.type(0)
-    for i in range(x.size):
-        s += x[i]
-    return s
-
-
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def rdot(x, y):
-    s = x.dtype.type(0)
-    for i in range(x.size):
-        s += x[i] * y[i]
-    return s
-
-
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"}, error_model="numpy")
 def exp_shift(x, m, o):
-    """o = exp(x - m); returns sum(o), in one vectorised pass (vexp keeps its own strict
-    flags whatever the caller's fastmath, see vmath)."""
+    """o = exp(x - m); returns sum(o), in one vectorised pass (the exp kernels keep their
+    own strict flags whatever the caller's fastmath, see vmath)."""
     s = x.dtype.type(0)
     for i in range(x.size):
-        e = vexp(x[i] - m)
+        e = exp_flush(x[i] - m)
         o[i] = e
         s += e
     return s
@@ -142,10 +99,10 @@ def _grad_row(g, y, gx, log, init):
         s = rsum(g)
         if init:
             for i in range(g.size):
-                gx[i] = g[i] - vexp(y[i]) * s
+                gx[i] = g[i] - exp_flush(y[i]) * s
         else:
             for i in range(g.size):
-                gx[i] += g[i] - vexp(y[i]) * s
+                gx[i] += g[i] - exp_flush(y[i]) * s
     else:  # gx = y * (g - sum(g * y))
         s = rdot(g, y)
         if init:
