@@ -425,3 +425,23 @@ def test_module_moves_its_parameters_in_place():
     gpu.cpu()
     assert type(w) is nn.Parameter and not w.is_cuda and w.grad.device.type == "cpu"
     np.testing.assert_array_equal(w.detach().numpy(), cpu[0].weight.detach().numpy())
+
+
+def test_higher_order_refused():
+    """The Python sweep (create_graph, batched VJPs, forward mode) has no GPU rules yet: it
+    refuses GPU graphs with a clear error instead of computing on the wrong device."""
+    x = nb.randn(3, device="cuda", requires_grad=True)
+    with pytest.raises(NotImplementedError, match="not supported on CUDA"):
+        nb.autograd.grad((x * x).sum(), x, create_graph=True)
+    with pytest.raises(NotImplementedError, match="not supported on CUDA"):
+        nb.autograd.grad((x * x).sum(), x, nb.ones(2, device="cuda"), is_grads_batched=True)
+    # a CPU graph that went through the GPU is refused too
+    c = nb.randn(3, requires_grad=True)
+    with pytest.raises(NotImplementedError, match="not supported on CUDA"):
+        nb.autograd.grad((c.cuda() * 2).cpu().sum(), c, create_graph=True)
+    with pytest.raises(NotImplementedError, match="not supported on CUDA"):
+        with nb.autograd.forward_ad.dual_level():
+            nb.autograd.forward_ad.make_dual(x.detach(), nb.ones(3, device="cuda"))
+    # the compiled sweep still works on the same graph
+    (g,) = nb.autograd.grad((c.cuda() * 2).cpu().sum(), c)
+    np.testing.assert_allclose(g.numpy(), np.full(3, 2.0))

@@ -83,6 +83,9 @@ def make_dual(tensor, tangent, *, level=None, _batched=False):
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError("make_dual(): expected Tensor arguments")
     nb = 1 if _batched else 0
+    from .graph import refuse_cuda
+
+    refuse_cuda((tensor, tangent), ())
     if tuple(tangent.shape[nb:]) != tuple(tensor.shape):
         from .._size import Size
 

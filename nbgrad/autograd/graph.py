@@ -116,10 +116,27 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
         return _run(outputs, seeds, wanted, create_graph, retain_graph, nb)
 
 
+# rows that move between devices: a graph through them has GPU rows, whose differentiable
+# VJPs (NumPy and CPU ops on the rows' saved arrays) do not exist yet
+_DEVICE_MOVES = ("to_cuda", "to_cpu")
+
+
+def refuse_cuda(tensors, rows):
+    """PyTorch-like refusal (not a wrong answer) of a Python sweep over GPU rows."""
+    moves = {OPS[c].name for _, (_, _, c, _) in rows} & set(_DEVICE_MOVES)
+    if moves or any(t.is_cuda for t in tensors):
+        raise NotImplementedError(
+            "create_graph=True, is_grads_batched=True and forward-mode AD (and so "
+            "autograd.functional and nbgrad.func) are not supported on CUDA tensors yet; "
+            "this graph reaches a tensor on cuda:0"
+        )
+
+
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
     rows = _needed(roots, wanted)
+    refuse_cuda(list(outputs) + list(seeds), rows)
     saved_state = T.R[:, R_SAVED]
     for k, _ in rows:
         if saved_state[k] == SAVES_FREED:
