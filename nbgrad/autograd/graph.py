@@ -18,14 +18,14 @@ from ..tape import (
     R_NIN,
     R_NOUT,
     R_SAVED,
-    S_PROD,
-    S_RG,
     SAVES_FREED,
     SAVES_LIVE,
     TAPE,
 )
 from ..tensor import Tensor
+from . import walk
 from .derivatives import DVJP, Row, _load, diag, sum_to
+from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
 
 _loaded = []
@@ -56,55 +56,41 @@ def vjp_of(name):
     return fn
 
 
-def _walk(roots, stop=()):
-    """{row: (out slots, in slots, op code, which ins take gradients)} for the rows that
-    produced `roots`, transitively, not walking past `stop` slots. Each row is decoded
-    once here and reused by the sweep."""
+def _walk(roots, stop=(), wanted=None):
+    """[(row, (out slots, in slots, op code, which ins take gradients))], newest first,
+    for the rows that produced `roots`, transitively, not walking past `stop` slots (and
+    only those on a path down to a `wanted` slot, if given). Each row is decoded once here
+    (by one compiled call) and reused by the sweep."""
     T = TAPE
-    R, I, item = T.R, T.I, T.S.item  # item: a Python int, no NumPy scalar on the way
-    rows, seen, stack = {}, set(), list(roots)
-    while stack:
-        s = stack.pop()
-        if s in seen or s in stop:
-            continue
-        seen.add(s)
-        k = item(s, S_PROD)
-        if k < 0 or k in rows:
-            continue
-        r = R[k].tolist()
-        p, no = r[R_IPOS], r[R_NOUT]
-        io = I[p : p + no + r[R_NIN]].tolist()
-        ins = io[no:]
-        rg = tuple([item(i, S_RG) != 0 for i in ins])
-        rows[k] = (io[:no], ins, r[R_CODE], rg)
-        stack += [i for i, w in zip(ins, rg) if w]
-    return rows
+    restrict = wanted is not None
+    flat = walk.walk(
+        T.R,
+        T.I,
+        T.S,
+        np.array(list(roots), np.int64),
+        np.array(list(stop), np.int64),
+        np.array(list(wanted) if restrict else (), np.int64),
+        restrict,
+    ).tolist()
+    out, q, n = [], 0, len(flat)
+    while q < n:  # rg flags stay 0/1 ints (read for their truth)
+        ni = flat[q + 3]
+        a = q + 4
+        b = a + flat[q + 2]
+        e = b + ni
+        q = e + ni
+        out.append((flat[a - 4], (flat[a:b], flat[b:e], flat[a - 3], tuple(flat[e:q]))))
+    return out
 
 
 def ancestor_rows(roots, stop=()):
     """The set of rows that produced `roots`, transitively, not walking past `stop` slots."""
-    return set(_walk(roots, stop))
+    return {k for k, _ in _walk(roots, stop)}
 
 
 def needed_rows(roots, wanted=None):
     """Rows on a path from `roots` down (to a `wanted` slot, if given), newest first."""
-    return [k for k, _ in _needed(roots, wanted)]
-
-
-def _needed(roots, wanted):
-    """[(row, _walk's entry)] on a path from `roots` (down to a `wanted` slot), newest
-    first."""
-    rows = _walk(roots)
-    order = sorted(rows)
-    if wanted is not None:
-        useful, reach = [], set(wanted)  # reach: slots with a path down to a wanted slot
-        for k in order:
-            outs, ins = rows[k][:2]
-            if not reach.isdisjoint(ins):
-                useful.append(k)
-                reach.update(outs)
-        order = useful
-    return [(k, rows[k]) for k in reversed(order)]
+    return [k for k, _ in _walk(roots, (), wanted)]
 
 
 def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
@@ -123,7 +109,7 @@ _DEVICE_MOVES = ("to_cuda", "to_cpu")
 
 def refuse_cuda(tensors, rows):
     """PyTorch-like refusal (not a wrong answer) of a Python sweep over GPU rows."""
-    moves = {OPS[c].name for _, (_, _, c, _) in rows} & set(_DEVICE_MOVES)
+    moves = {OPS[c].name for c in {c for _, (_, _, c, _) in rows}} & set(_DEVICE_MOVES)
     if moves or any(t.is_cuda for t in tensors):
         raise NotImplementedError(
             "create_graph=True, is_grads_batched=True and forward-mode AD (and so "
@@ -135,14 +121,12 @@ def refuse_cuda(tensors, rows):
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
-    rows = _needed(roots, wanted)
+    rows = _walk(roots, (), wanted)
     refuse_cuda(list(outputs) + list(seeds), rows)
-    saved_state = T.R[:, R_SAVED]
-    for k, _ in rows:
-        if saved_state[k] == SAVES_FREED:
-            from .engine import SECOND_BACKWARD
+    if rows and (T.R[[k for k, _ in rows], R_SAVED] == SAVES_FREED).any():
+        from .engine import SECOND_BACKWARD
 
-            raise RuntimeError(SECOND_BACKWARD)
+        raise RuntimeError(SECOND_BACKWARD)
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
     for s, g in zip(roots, seeds):
@@ -150,6 +134,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     cache = {}  # slot -> shape, shared by this sweep's Rows
     fast_add = not create_graph and all(type(g._data) is np.ndarray for g in seeds)
     use_diag = False
+    owned = set()  # slots whose gradient array is a sum this sweep made
     if fast_add and nb == 1:  # per-sample seeds (eye(B) over B losses) stay diagonal
         for o, s in zip(outputs, roots):
             dg = diag.diag_seed(grads[s], o.shape)
@@ -158,17 +143,22 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
-            gouts = [grads.get(s) for s in outs]
-            if all(g is None for g in gouts):  # (not list.count: Tensor == is an op)
-                continue
+            if len(outs) == 1:
+                gouts = [grads.get(outs[0])]
+                if gouts[0] is None:
+                    continue
+            else:
+                gouts = [grads.get(s) for s in outs]
+                if all(g is None for g in gouts):  # (not list.count: Tensor == is an op)
+                    continue
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             gins = None
-            if use_diag and any(isinstance(g, diag.Diag) for g in gouts):
-                if len(gouts) == 1:
+            if use_diag:
+                if len(gouts) == 1 and type(gouts[0]) is Diag:
                     gins = diag.vjp(row, gouts[0])
                 if gins is None:
-                    gouts = [g.dense() if isinstance(g, diag.Diag) else g for g in gouts]
+                    gouts = [g.dense() if type(g) is Diag else g for g in gouts]
             if gins is not None:
                 pass
             elif name == "custom":
@@ -178,17 +168,19 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             for s, g, w in zip(ins, gins, rg):
                 if g is None or not w:
                     continue
-                if s not in grads:
+                cur = grads.get(s)
+                if cur is None:
                     grads[s] = g
-                elif use_diag and (isinstance(g, diag.Diag) or isinstance(grads[s], diag.Diag)):
-                    grads[s] = diag.add(grads[s], g)
-                elif fast_add and type(g._data) is np.ndarray:
-                    grads[s] = Tensor._make(grads[s]._data + g._data, -1, False)
+                elif fast_add and (use_diag or type(g._data) is np.ndarray):
+                    # a sum made here is this sweep's own until s's row reads it (rows
+                    # run newest first, so every addend comes before): add in place
+                    grads[s] = diag.add(cur, g, s in owned)
+                    owned.add(s)
                 else:
-                    grads[s] = grads[s] + g
+                    grads[s] = cur + g
     if use_diag:  # only the wanted gradients are read: densify those, drop the rest
         grads = {
-            s: g.dense() if isinstance(g, diag.Diag) else g
+            s: g.dense() if type(g) is Diag else g
             for s, g in grads.items()
             if wanted is None or s in wanted
         }

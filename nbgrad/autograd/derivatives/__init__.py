@@ -86,6 +86,12 @@ class Row:
             self._fa = TAPE.F[r[R_FPOS] : r[R_FPOS] + r[R_FLEN]].copy()
         return self._fa
 
+    def fattr0(self):
+        """The row's first float attr (a scalar operand) as a Python float."""
+        if self._fa is not None:
+            return float(self._fa[0])
+        return TAPE.F.item(TAPE.R.item(self.k, R_FPOS))
+
     @property
     def saved(self):
         if self._sv is None:
@@ -151,8 +157,9 @@ class Row:
         the op's save order); only the size is checked here."""
         sv = self.saved
         a = sv[i] if i < len(sv) else None
-        if isinstance(a, np.ndarray) and a.size == TAPE.S[s, S_NUMEL]:
-            return a.reshape(self.shape(s))
+        if type(a) is np.ndarray and a.size == TAPE.S.item(s, S_NUMEL):
+            shape = self.shape(s)
+            return a if a.shape == shape else a.reshape(shape)
         return self.array(s)
 
     def value(self, s):

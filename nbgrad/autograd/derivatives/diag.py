@@ -16,7 +16,7 @@ import numpy as np
 
 from ...tensor import Tensor
 from . import sum_to
-from .elementwise import RULES
+from .elementwise import RULES, _env
 
 
 class Diag:
@@ -48,13 +48,31 @@ def diag_seed(g, out_shape):
     return Diag(d)
 
 
-def add(a, b):
-    """Sum of two cotangents, either of which may be a `Diag`."""
-    if isinstance(a, Diag) and isinstance(b, Diag):
-        return Diag(a.d + b.d)
-    a = a.dense() if isinstance(a, Diag) else a
-    b = b.dense() if isinstance(b, Diag) else b
-    return Tensor._make(a._data + b._data, -1, False)
+def add(a, b, into=False):
+    """a + b, either of which may be a `Diag`. `into`: a's array belongs to the caller's
+    sweep alone (an earlier sum), so b is added to it in place."""
+    if isinstance(a, Diag):
+        if isinstance(b, Diag):
+            if into:
+                a.d += b.d
+                return a
+            return Diag(a.d + b.d)
+        a, b, into = b, a, False
+    ad = a._data
+    if not isinstance(b, Diag):
+        if into:
+            ad += b._data
+            return a
+        return Tensor._make(ad + b._data, -1, False)
+    out = ad if into else ad.copy()
+    d = b.d
+    n = d.shape[0]
+    if d.ndim == 1:  # out is (n, n): its diagonal is every (n+1)-th element
+        out.reshape(-1)[:: n + 1] += d
+    else:
+        i = np.arange(n)
+        out.reshape(n, n, -1)[i, i] += d.reshape(n, -1)
+    return a if into else Tensor._make(out, -1, False)
 
 
 def vjp(row, g):
@@ -78,19 +96,14 @@ def _elementwise(row, d):
     """The rule at g := d is the unbatched VJP; each sample's row stays its own, unless an
     operand is broadcast over the rows (then its cotangent is per sample: batched)."""
     kind, rules, saves = RULES[row.name]
-    sv = row.saved
-    env = {v: sv[i] for v, i in saves.items()}
-    if kind == "ts":
-        env["b"] = float(row.fattrs[0])
-    elif kind == "st":
-        env["a"] = float(row.fattrs[0])
+    env = _env(row, kind, saves, True)
     n = d.shape[0]
     out = []
-    for j, fn, _ in rules:
+    for j, _, fn, _ in rules:
         if not row.wants(j):
             out.append(None)
             continue
-        v = fn(d, **env)
+        v = fn(d, *env)
         if not (isinstance(v, np.ndarray) and v.shape == d.shape and v.dtype == d.dtype):
             v = np.asarray(d * 0.0 + v, d.dtype)  # a constant: at d's (the output's) shape
         sj = row.shape(row.ins[j])

@@ -17,7 +17,7 @@ from scipy import special
 from ... import functions as F
 from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
 from ...tensor import Tensor
-from ..grad_mode import is_grad_enabled
+from ..grad_mode import STATE
 from . import defvjp, handle
 
 
@@ -124,6 +124,9 @@ def _has_g(node):
 
 
 class _ToTensorCode(ast.NodeTransformer):
+    def __init__(self, bc):
+        self.bc = bc  # wrap g's co-operands in `_bc` (Tensors only: NumPy broadcasts alone)
+
     def visit_IfExp(self, node):  # noqa: N802 - ast's names
         self.generic_visit(node)
         return ast.Call(ast.Name("_where", ast.Load()), [node.test, node.body, node.orelse], [])
@@ -140,7 +143,7 @@ class _ToTensorCode(ast.NodeTransformer):
         """`g op e` (e free of g): e goes through `_bc`, so the op runs at g's shape."""
         self.generic_visit(node)
         lg, rg = _has_g(node.left), _has_g(node.right)
-        if lg != rg:
+        if self.bc and lg != rg:
             side = "right" if lg else "left"
             e = getattr(node, side)
             if not isinstance(e, ast.Constant):
@@ -158,9 +161,10 @@ class _ToTensorCode(ast.NodeTransformer):
         return node
 
 
-def compile_rule(expr, names):
-    """`expr` (a scalar rule) as a Python function of `names` that works on Tensors."""
-    body = _ToTensorCode().visit(ast.parse(expr, mode="eval")).body
+def compile_rule(expr, names, tensors=True):
+    """`expr` (a scalar rule) as a Python function of (g, x, y, a, b) that works on
+    Tensors (or, with `tensors=False`, on NumPy arrays only)."""
+    body = _ToTensorCode(tensors).visit(ast.parse(expr, mode="eval")).body
     args = [ast.arg(v) for v in ("g", "x", "y", "a", "b")]
     none = [ast.Constant(None)] * (len(args) - 1)
     fn = ast.Lambda(ast.arguments([], args, None, [], [], None, none), body)
@@ -168,19 +172,28 @@ def compile_rule(expr, names):
     return eval(compile(tree, f"<rule {expr}>", "eval"), NS)  # noqa: S307 - our own rules
 
 
+def _rule(j, expr):
+    return j, compile_rule(expr, ()), compile_rule(expr, (), False), expr
+
+
+_VARS = ("x", "y", "a", "b")  # the rules' operands after g, in their argument order
+
+
 def _rules():
-    """op name -> (kind, [(operand index, compiled VJP, rule)], {name the rules read: its
-    index among the row's saved arrays})."""
+    """op name -> (kind, [(operand index, VJP on Tensors, VJP on arrays, rule)],
+    ((argument position, index among the row's saved arrays, 'y', 'a' or 'b' slot), ...)
+    for the values the rules read)."""
     out = {}
     for name, (_, _, vjp) in UNARY.items():
-        out[name] = ("x", [(0, compile_rule(vjp, ()), vjp)], unary_saves(name))
+        out[name] = ("x", [_rule(0, vjp)], unary_saves(name))
     for name, (_, _, da, db) in BINARY.items():
-        fa, fb = compile_rule(da, ()), compile_rule(db, ())
-        out[name] = ("tt", [(0, fa, da), (1, fb, db)], binary_saves(name, "tt"))
-        out[name + "_ts"] = ("ts", [(0, fa, da)], binary_saves(name, "ts"))
-        out[name + "_st"] = ("st", [(0, fb, db)], binary_saves(name, "st"))
+        ra, rb = _rule(0, da), _rule(1, db)
+        out[name] = ("tt", [ra, rb], binary_saves(name, "tt"))
+        out[name + "_ts"] = ("ts", [ra], binary_saves(name, "ts"))
+        out[name + "_st"] = ("st", [(0, *rb[1:])], binary_saves(name, "st"))  # b: input 0
     return {
-        n: (kind, rs, {v: i for i, v in enumerate(saves)}) for n, (kind, rs, saves) in out.items()
+        n: (kind, rs, tuple((_VARS.index(v), i, v) for i, v in enumerate(saves)))
+        for n, (kind, rs, saves) in out.items()
     }
 
 
@@ -188,18 +201,23 @@ RULES = _rules()
 
 
 def _env(row, kind, saves, arrays):
-    """The rule's variables for this row: saved values as Tensors (or their arrays, when
-    nothing is recorded), scalars as floats. The ops save exactly what the rules read, in
-    the order `unary_saves`/`binary_saves` give, so each is found by its position."""
-    env = {}
-    for v, i in saves.items():
-        s = row.outs[0] if v == "y" else row.ins[1 if v == "b" and kind == "tt" else 0]
-        arr = row.saved_array(i, s)
-        env[v] = arr if arrays else handle(arr, s)
+    """The rules' operands (x, y, a, b) for this row: saved values as Tensors on their
+    slots (or their arrays, when nothing is recorded), scalars as floats. The ops save
+    exactly what the rules read, in the order `unary_saves`/`binary_saves` give, so each
+    is found by its position."""
+    env = [None, None, None, None]
+    if arrays:  # each saved array is its slot's own value
+        sv = row.saved
+        for pos, i, _ in saves:
+            env[pos] = sv[i]
+    else:
+        for pos, i, v in saves:
+            s = row.outs[0] if v == "y" else row.ins[1 if v == "b" and kind == "tt" else 0]
+            env[pos] = handle(row.saved_array(i, s), s)
     if kind == "ts":
-        env["b"] = float(row.fattrs[0])
+        env[3] = row.fattr0()
     elif kind == "st":
-        env["a"] = float(row.fattrs[0])
+        env[2] = row.fattr0()
     return env
 
 
@@ -207,63 +225,38 @@ def _arrays(g):
     """Whether to evaluate the rules on NumPy arrays: nothing is being recorded (so the
     result need not be differentiable) and g lives on the CPU. A few NumPy calls on the
     arrays cost far less than as many dispatched ops."""
-    return not is_grad_enabled() and type(g._data) is np.ndarray
+    return not STATE.enabled and type(g._data) is np.ndarray
 
 
-def _apply(fn, env, g, arrays):
+def _apply(rule, env, g, arrays):
     """The rule's value at g as a Tensor, broadcast with g (a rule that did not involve g
     is a constant)."""
     if not arrays:
-        v = fn(g, **env)
+        v = rule[1](g, *env)
         if isinstance(v, Tensor) and v._data.shape == g._data.shape:
             return v
         return g * 0.0 + v
     gd = g._data
-    v = fn(gd, **env)  # the sweeps run these under np.errstate(all="ignore")
+    v = rule[2](gd, *env)  # the sweeps run these under np.errstate(all="ignore")
     if v is gd:
         return g
-    if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
+    if not (type(v) is np.ndarray and v.shape == gd.shape and v.dtype == gd.dtype):
         v = np.asarray(gd * 0.0 + v, gd.dtype)
     return Tensor._make(v, -1, False)
 
 
 def vjp(row, g):
     kind, rules, saves = RULES[row.name]
-    arrays = _arrays(g)
-    if arrays:
-        return _vjp_arrays(row, g, kind, rules, saves)
-    env = _env(row, kind, saves, False)
+    arrays = not STATE.enabled and type(g._data) is np.ndarray
+    env = _env(row, kind, saves, arrays)
     grads = [None] * len(row.ins)
-    for j, fn, _ in rules:
+    ins, nb = row.ins, row.nb
+    for rule in rules:
+        j = rule[0]
         if row.wants(j):
-            v = _apply(fn, env, g, False)
-            s = row.ins[j]
-            grads[j] = v if v._data.shape[row.nb :] == row.shape(s) else row.sum_to(v, s)
-    return tuple(grads)
-
-
-def _vjp_arrays(row, g, kind, rules, saves):
-    """`vjp` on NumPy arrays, inlined: the hot path of batched sweeps on small graphs."""
-    sv = row.saved
-    env = {v: sv[i] for v, i in saves.items()}  # each is its slot's own array
-    if kind == "ts":
-        env["b"] = float(row.fattrs[0])
-    elif kind == "st":
-        env["a"] = float(row.fattrs[0])
-    gd = g._data
-    grads = [None] * len(row.ins)
-    for j, fn, _ in rules:
-        if not row.wants(j):
-            continue
-        v = fn(gd, **env)
-        if v is gd:
-            t = g
-        else:
-            if not (isinstance(v, np.ndarray) and v.shape == gd.shape and v.dtype == gd.dtype):
-                v = np.asarray(gd * 0.0 + v, gd.dtype)
-            t = Tensor._make(v, -1, False)
-        s = row.ins[j]
-        grads[j] = t if gd.shape[row.nb :] == row.shape(s) else row.sum_to(t, s)
+            v = _apply(rule, env, g, arrays)
+            s = ins[j]
+            grads[j] = v if v._data.shape[nb:] == row.shape(s) else row.sum_to(v, s)
     return tuple(grads)
 
 
@@ -274,14 +267,15 @@ def jvp(row, tangents):
     env = _env(row, kind, saves, arrays)
     out = None
     nd = len(row.shape(row.outs[0]))
-    for j, fn, _ in rules:
+    for rule in rules:
+        j = rule[0]
         t = tangents[j]
         if t is None:
             continue
         shape = row.shape(row.ins[j])
         if row.nb and len(shape) < nd:  # batch dim first, then align the rest on the right
             t = t.reshape(row.bshape + (1,) * (nd - len(shape)) + shape)
-        v = _apply(fn, env, t, arrays)
+        v = _apply(rule, env, t, arrays)
         out = v if out is None else out + v
     return out
 

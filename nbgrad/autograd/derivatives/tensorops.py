@@ -57,7 +57,7 @@ def _sum(row, g):
         gd = np.empty(row.bshape + xs, g._data.dtype)
         gd[...] = g._data.reshape(row.bshape + keep)
         gx = Tensor._make(gd, -1, False)
-    scale = float(row.fattrs[0])
+    scale = row.fattr0()
     return (gx * scale if scale != 1.0 else gx,)
 
 
@@ -92,6 +92,10 @@ def _mT(t):
 def _matmul(row, g):
     """ga = g @ b^T, gb = a^T @ g on the operands seen as (batch of) matrices."""
     sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
+    if len(sa) + len(sb) == 3 and not is_grad_enabled() and type(g._data) is np.ndarray:
+        a = row.array(row.ins[0]) if row.wants(1) else None
+        b = row.array(row.ins[1]) if row.wants(0) else None
+        return _matvec_arrays(g._data, a, b, sa, sb, row.bshape)
     a = row.value(row.ins[0]) if row.wants(1) else None
     b = row.value(row.ins[1]) if row.wants(0) else None
     if len(sa) + len(sb) == 3:  # matrix @ vector or vector @ matrix: no batched matvecs
@@ -124,6 +128,26 @@ def _matvec(row, g, a, b, sa, sb):
         if row.wants(1):
             gb = a.reshape(sa[0], 1).expand(bs + sb) * g.reshape(bs + (1, sb[1])).expand(bs + sb)
     return ga, gb
+
+
+def _matvec_arrays(gd, a, b, sa, sb, bs):
+    """`_matvec` when nothing is recorded, on the operands' arrays `a`, `b` (None: not
+    needed): NumPy, the batch folded into one matrix product (BLAS reads A^T in place)."""
+    ga = gb = None
+    if len(sa) == 2:  # A @ v
+        if b is not None:
+            ga = np.multiply(gd.reshape(bs + (sa[0], 1)), b)
+        if a is not None:
+            gb = gd.reshape(-1, sa[0]) @ a
+    else:  # v @ A
+        if b is not None:
+            ga = gd.reshape(-1, sb[1]) @ b.T
+        if a is not None:
+            gb = np.multiply(a.reshape(sa[0], 1), gd.reshape(bs + (1, sb[1])))
+    return tuple(
+        None if v is None else Tensor._make(v.reshape(bs + s), -1, False)
+        for v, s in ((ga, sa), (gb, sb))
+    )
 
 
 @defvjp("linear", "linear_nobias")
