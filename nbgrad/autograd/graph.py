@@ -11,6 +11,7 @@ again (double backward, Hessians).
 
 import numpy as np
 
+from ..backends.cpu import walk
 from ..ops.registry import OPS
 from ..tape import (
     R_CODE,
@@ -23,7 +24,6 @@ from ..tape import (
     TAPE,
 )
 from ..tensor import Tensor
-from . import walk
 from .derivatives import DVJP, Row, _load, diag, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
@@ -56,14 +56,15 @@ def vjp_of(name):
     return fn
 
 
-def _walk(roots, stop=(), wanted=None):
+def _walk(roots, stop=(), wanted=None, shapes=None, live=False):
     """[(row, (out slots, in slots, op code, which ins take gradients))], newest first,
     for the rows that produced `roots`, transitively, not walking past `stop` slots (and
     only those on a path down to a `wanted` slot, if given). Each row is decoded once here
-    (by one compiled call) and reused by the sweep."""
+    (by one compiled call) and reused by the sweep; `shapes` (a dict) gets their slots'
+    shapes. `live`: refuse rows whose saved values a backward freed (a sweep reads them)."""
     T = TAPE
     restrict = wanted is not None
-    flat = walk.walk(
+    flat, shp, freed = walk.walk(
         T.R,
         T.I,
         T.S,
@@ -71,7 +72,19 @@ def _walk(roots, stop=(), wanted=None):
         np.array(list(stop), np.int64),
         np.array(list(wanted) if restrict else (), np.int64),
         restrict,
-    ).tolist()
+    )
+    if live and freed:
+        from .engine import SECOND_BACKWARD
+
+        raise RuntimeError(SECOND_BACKWARD)
+    if shapes is not None:
+        shp = shp.tolist()
+        q, n = 0, len(shp)
+        while q < n:
+            e = q + 2 + shp[q + 1]
+            shapes[shp[q]] = tuple(shp[q + 2 : e])
+            q = e
+    flat = flat.tolist()
     out, q, n = [], 0, len(flat)
     while q < n:  # rg flags stay 0/1 ints (read for their truth)
         ni = flat[q + 3]
@@ -121,17 +134,13 @@ def refuse_cuda(tensors, rows):
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     T = TAPE
     roots = [o._slot for o in outputs]
-    rows = _walk(roots, (), wanted)
+    cache = {}  # slot -> shape, shared by this sweep's Rows
+    rows = _walk(roots, (), wanted, cache, True)
     refuse_cuda(list(outputs) + list(seeds), rows)
-    if rows and (T.R[[k for k, _ in rows], R_SAVED] == SAVES_FREED).any():
-        from .engine import SECOND_BACKWARD
-
-        raise RuntimeError(SECOND_BACKWARD)
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
     for s, g in zip(roots, seeds):
         grads[s] = g if s not in grads else grads[s] + g
-    cache = {}  # slot -> shape, shared by this sweep's Rows
     fast_add = not create_graph and all(type(g._data) is np.ndarray for g in seeds)
     use_diag = False
     owned = set()  # slots whose gradient array is a sum this sweep made

@@ -69,7 +69,9 @@ class Row:
         self.outs, self.ins = tuple(outs), tuple(ins)
         self._shapes = {} if shapes is None else shapes
         self._ia = self._fa = self._sv = None
-        self._rg = rg  # per input: whether it takes a gradient (read from the tape if None)
+        if rg is None:
+            rg = tuple([TAPE.S.item(i, S_RG) != 0 for i in self.ins])
+        self._rg = rg  # per input: whether it takes a gradient
 
     @property
     def iattrs(self):
@@ -116,9 +118,7 @@ class Row:
 
     def wants(self, j):
         """Whether input j takes a gradient at all."""
-        if self._rg is not None:
-            return self._rg[j]
-        return bool(TAPE.S[self.ins[j], S_RG])
+        return self._rg[j]
 
     def array(self, s):
         """Slot s's value as the array the row saved, shaped as the slot.
@@ -162,9 +162,10 @@ class Row:
             return a if a.shape == shape else a.reshape(shape)
         return self.array(s)
 
-    def value(self, s):
-        """Slot s's value as a Tensor on that slot (differentiable through its producer)."""
-        return handle(self.array(s), s)
+    def value(self, s, i=None):
+        """Slot s's value as a Tensor on that slot (differentiable through its producer);
+        `i`: its index among the row's saved arrays, when the caller knows it."""
+        return handle(self.array(s) if i is None else self.saved_array(i, s), s)
 
     def x(self, j=0):
         return self.value(self.ins[j])

@@ -42,7 +42,7 @@ def diag_seed(g, out_shape):
         return None
     if gd.shape[0] != gd.shape[1] or gd.shape[0] < 2:
         return None
-    d = np.diagonal(gd).copy()
+    d = gd.reshape(-1)[:: gd.shape[0] + 1].copy()  # the diagonal (gd is C-contiguous)
     if np.count_nonzero(gd) != np.count_nonzero(d):
         return None
     return Diag(d)

@@ -250,10 +250,10 @@ def vjp(row, g):
     arrays = not STATE.enabled and type(g._data) is np.ndarray
     env = _env(row, kind, saves, arrays)
     grads = [None] * len(row.ins)
-    ins, nb = row.ins, row.nb
+    ins, nb, wants = row.ins, row.nb, row._rg
     for rule in rules:
         j = rule[0]
-        if row.wants(j):
+        if wants[j]:
             v = _apply(rule, env, g, arrays)
             s = ins[j]
             grads[j] = v if v._data.shape[nb:] == row.shape(s) else row.sum_to(v, s)

@@ -93,11 +93,11 @@ def _matmul(row, g):
     """ga = g @ b^T, gb = a^T @ g on the operands seen as (batch of) matrices."""
     sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
     if len(sa) + len(sb) == 3 and not is_grad_enabled() and type(g._data) is np.ndarray:
-        a = row.array(row.ins[0]) if row.wants(1) else None
-        b = row.array(row.ins[1]) if row.wants(0) else None
+        a = row.saved_array(0, row.ins[0]) if row.wants(1) else None
+        b = row.saved_array(1, row.ins[1]) if row.wants(0) else None
         return _matvec_arrays(g._data, a, b, sa, sb, row.bshape)
-    a = row.value(row.ins[0]) if row.wants(1) else None
-    b = row.value(row.ins[1]) if row.wants(0) else None
+    a = row.value(row.ins[0], 0) if row.wants(1) else None  # the row saves (a, b)
+    b = row.value(row.ins[1], 1) if row.wants(0) else None
     if len(sa) + len(sb) == 3:  # matrix @ vector or vector @ matrix: no batched matvecs
         return _matvec(row, g, a, b, sa, sb)
     a2 = sa if len(sa) > 1 else (1,) + sa
