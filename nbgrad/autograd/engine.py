@@ -441,12 +441,11 @@ def grad(
             outs, _seed_tensors(outs, gouts, nb), {_slot(t) for t in ins}, create_graph, retain, nb
         )
         res = {
-            s: g
+            t._slot: g
             if tuple(g.shape[nb:]) == tuple(t.shape)
             else g.reshape(tuple(g.shape[:nb]) + tuple(t.shape))
             for t in ins
-            for s, g in res.items()
-            if s == t._slot
+            if (g := res.get(t._slot)) is not None
         }
         bshape = tuple(gouts[0].shape[:1]) if nb else ()
     else:

@@ -166,7 +166,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if use_diag:
                 if len(gouts) == 1 and type(gouts[0]) is Diag:
                     gins = diag.vjp(row, gouts[0])
-                if gins is None:
+                if gins is None and any(type(g) is Diag for g in gouts):
                     gouts = [g.dense() if type(g) is Diag else g for g in gouts]
             if gins is not None:
                 pass
