@@ -42,7 +42,7 @@ class _Replay:
                 self.leaves.append((1, tr.params[s], tr.shape[s]))
         self.leaf_index = {s: j for j, s in enumerate(layout["leaves"])}
         self.values = {s: (j, tr.shape[s]) for j, s in enumerate(layout["out_values"])}
-        self.ce = layout["ce_targets"]
+        self.extras = layout["extras"]
         self.pre, self.post = tr.pre, tr.post
         self.outputs = self._resolve(tr.outputs)
         self.source = layout["source"]
@@ -101,11 +101,21 @@ class _Replay:
                 flags.append(0)
         flags = np.array(flags, np.int64) if flags else _NO_FLAGS
         TG = []
-        for i, C, ign in self.ce:
-            t = tensors[i]._data.reshape(-1)
-            bad = ((t < 0) | (t >= C)) & (t != ign)
-            if bad.any():
-                raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+        for e in self.extras:
+            if e[0] == "target":  # checked here: the program indexes with them
+                _, i, C, ign = e
+                t = tensors[i]._data.reshape(-1)
+                bad = ((t < 0) | (t >= C)) & (t != ign)
+                if bad.any():
+                    raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+            elif e[0] == "weight":
+                _, src, shape, dt = e
+                w = tensors[src] if shape is None else src()  # an argument, or captured
+                if shape is not None and (w is None or w._data.shape != shape):
+                    return _RETRACE
+                t = np.ascontiguousarray(w._data, dt).reshape(-1)
+            else:  # "cond": a boolean argument
+                t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
         res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args)
         if rowfwd.ERRORS:  # an eager op called back from the program raised

@@ -8,6 +8,8 @@ program's values are bit-identical to eager execution.
 import numpy as np
 from numba import njit
 
+from ..ops.losses import NONE
+
 _opts = {"cache": True, "error_model": "numpy"}
 BLOCK = 128  # NumPy's PW_BLOCKSIZE
 BUF = 8192  # NumPy's ufunc buffer size (casting reductions go through it)
@@ -156,3 +158,44 @@ def matmul_vjp(g, a, b, ga, want_a, init_a, gb, want_b, init_b, B, m, kk, n, ab,
                 np.dot(a3[i if ab else 0].T, g[i], gb3[i if bb else 0])
             else:
                 gb3[i if bb else 0] += np.dot(a3[i if ab else 0].T, g[i])
+
+
+@njit(**_opts)
+def class_rows(x, out, N, C, inner):
+    """An (N, C, inner) input as contiguous rows of C, (N * inner, C): `losses._rows`."""
+    for n in range(N):
+        for c in range(C):
+            for j in range(inner):
+                out[(n * inner + j) * C + c] = x[(n * C + c) * inner + j]
+
+
+@njit(**_opts)
+def nll_vjp(g, t, w, has_w, ignore, N, C, inner, red, scale, gx, init):
+    """`losses.vjp_nll` on arrays: gx (zero-filled on first write) -= g w[t] at targets."""
+    if init:
+        gx[:] = 0
+    for j in range(N * inner):
+        tj = t[j]
+        if tj == ignore:
+            continue
+        sc = g[j] if red == NONE else g[0] * scale
+        gx[j // inner * C * inner + j % inner + tj * inner] -= sc * (w[tj] if has_w else 1.0)
+
+
+@njit(**_opts)
+def where_fwd(c, a, b, y):
+    for i in range(y.size):
+        y[i] = a[i] if c[i] != 0 else b[i]
+
+
+@njit(**_opts)
+def where_vjp(c, g, gs, take_true, init):
+    """`select.vjp_where` for one operand: g where the condition picks it, else 0."""
+    z = g.dtype.type(0)
+    if init:
+        for i in range(g.size):
+            gs[i] = g[i] if (c[i] != 0) == take_true else z
+    else:
+        for i in range(g.size):
+            if (c[i] != 0) == take_true:
+                gs[i] += g[i]

@@ -25,7 +25,7 @@ from .. import _cache
 from ..backends.cpu.codegen import load_module
 from ..backends.cpu.dispatch import CTX_LEN, pack
 from ..ops import elementwise as ew
-from ..ops.losses import MEAN, SUM
+from ..ops.losses import NONE, SUM
 from ..ops.registry import BY_NAME as OPS_BY_NAME
 from ..ops.registry import OPS
 from ..ops.scalar import NAMES as SCALAR_NAMES
@@ -87,8 +87,9 @@ from nbgrad.backends.cpu.dispatch import _call as call
 from {scalars} import {names}
 from nbgrad.backends.cpu.vmath import SIN_COS_LIMIT
 from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp, matmul_vjp
+from nbgrad._compile.kernels import class_rows, nll_vjp, where_fwd, where_vjp
 from nbgrad.backends.cpu.blas import matmul_into
-from nbgrad.ops.losses import ce_fwd, _ce_grad
+from nbgrad.ops.losses import ce_fwd, _ce_grad, nll_fwd
 INF = np.inf
 JIT = njit(cache=True, error_model="numpy")
 '''
@@ -115,11 +116,14 @@ def kind_of(tr, row):
         if row.iattrs[3] and slot_numel(tr, row.ins[2]) != row.iattrs[2]:
             return "row"  # a broadcast bias: the eager op, generically
         return "linear"
-    if name == "cross_entropy":
-        M, C, inner, prob, red, ign, has_w = row.iattrs[:7]
-        if prob or has_w or red not in (MEAN, SUM) or row.fattrs[0] != 0.0 or inner != 1:
-            raise Untraceable(FALLBACK["cross_entropy"])
+    if name in ("cross_entropy", "cross_entropy_ls"):
+        if row.iattrs[3]:  # probability targets
+            raise Untraceable(FALLBACK["cross_entropy_prob"])
         return "ce"
+    if name == "nll_loss":
+        return "nll"
+    if name == "where":
+        return "where"
     if name.startswith("loss_") and (row.iattrs[4] or row.iattrs[5]):
         raise Untraceable(f"{name} with weight/pos_weight (tensors read by address)")
     if name in rowfwd.FWD or name in rowfwd.EAGER:
@@ -134,7 +138,8 @@ def has_replay(name):
         return True
     if name[-3:] in ("_ts", "_st") and name[:-3] in ew.BINARY:
         return True
-    special = ("sum", "mean", "linear", "linear_nobias", "cross_entropy")
+    special = ("sum", "mean", "linear", "linear_nobias", "cross_entropy", "cross_entropy_ls")
+    special += ("nll_loss", "where")
     return (
         name in special
         or name.startswith("matmul_")
@@ -156,15 +161,16 @@ for _o in OPS:
         FALLBACK[_o.name] = _BY_VALUE.format("positions")
 FALLBACK.update(
     {
-        "where": "its condition is a boolean tensor computed outside autograd (read by "
-        "address, not a slot), so a replay cannot see its new value",
+        "where": "its condition is a boolean tensor computed outside autograd: compiled "
+        "only when the condition is a tensor argument of the function, of the result's "
+        "shape (a replay reads it there); otherwise a replay could not see its new value",
         "einsum": "the equation string is not on the tape row (only the contraction's "
         "saved operands, by address)",
         "einsum_bmm": "the equation string is not on the tape row",
-        "nll_loss": "its targets and weights are read by address (not slots)",
-        "cross_entropy": "cross_entropy with weights, probability targets, label "
-        "smoothing, reduction='none' or extra dims: targets/weights are read by address",
-        "cross_entropy_ls": "label smoothing: targets/weights are read by address",
+        "nll_loss": "its targets are read by address: compiled when they are an int64 "
+        "tensor argument",
+        "cross_entropy": "its targets are read by address: compiled when they are an "
+        "int64 tensor argument",
         "cross_entropy_prob": "probability targets: the row reads its operands by address",
         "cross_entropy_prob_sum": "probability targets: the row reads its operands by address",
     }
@@ -419,29 +425,90 @@ class _Gen:
         attrs = ", ".join(str(v) for v in r.iattrs[:6])
         self.w(f"matmul_vjp(g{y}, v{a}, v{b}, {', '.join(parts)}, {attrs})")
 
+    def extra(self, spec):
+        """The name of an array the program reads besides values and gradients (targets,
+        class weights, conditions: `_Replay.run` passes them in, in order)."""
+        self.extras.append(spec)
+        return f"X{len(self.extras) - 1}"
+
+    def targets(self, r, addr, C, ign):
+        if addr not in self.tr.int_args:
+            raise Untraceable(f"{r.op} whose target is not an int64 tensor argument")
+        return self.extra(("target", self.tr.int_args[addr], C, ign))
+
+    def weight(self, r, addr, y):
+        src = self.tr.weights.get(addr)
+        dt = np.dtype(self.D(y)[3:])
+        if isinstance(src, int):
+            return self.extra(("weight", src, None, dt))
+        if src is None or src() is None:
+            raise Untraceable(f"{r.op} with a class weight computed inside the function")
+        return self.extra(("weight", src, src()._data.shape, dt))
+
     def fwd_ce(self, r, k):
-        M, C, _, _, red, ign = r.iattrs[:6]
+        M, C, inner, _, red, ign, has_w = r.iattrs[:7]
+        eps = r.fattrs[0]
         x, y = r.ins[0], r.outs[0]
         D = self.D(y)
-        t = f"T{k}"
-        if r.iattrs[11] not in self.tr.int_args:
-            raise Untraceable("cross_entropy whose target is not an int64 tensor argument")
-        self.ce_targets.append((k, self.tr.int_args[r.iattrs[11]]))
+        t = self.targets(r, r.iattrs[11], C, ign)
+        w = self.weight(r, r.iattrs[12], y) if has_w else f"v{x}[:0]"
+        xr = f"v{x}"
+        if inner != 1:  # (N, C, inner): rows of C, as eager copies them
+            xr = f"xr{k}"
+            self.alloc(xr, M * C, D)
+            self.w(f"class_rows(v{x}, {xr}, {M // inner}, {C}, {inner})")
+        self.ce[k] = (t, w, xr)
         self.alloc(f"lse{k}", M, D)
         # the softmax the VJP reads, saved only when x takes a gradient (as eager does)
         self.alloc(f"p{k}", M * C if x in self.needs else 0, D)
+        self.alloc(f"v{y}", M if red == NONE else 1, D)
+        loss = f"v{y}" if red == NONE else f"v{x}[:0]"
         self.w(
-            f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd(v{x}, {t}, v{x}[:0], "
-            f"False, {ign}, False, {M}, {C}, 0.0, lse{k}, v{x}[:0], p{k})"
+            f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd({xr}, {t}, {w}, "
+            f"{bool(has_w)}, {ign}, False, {M}, {C}, {eps!r}, lse{k}, {loss}, p{k})"
         )
         self.w(f"badce = max(badce, bad{k})")
-        self.alloc(f"v{y}", 1, D)
-        if red == SUM:
-            self.w(f"v{y}[0] = lsum{k}")
+        self._reduced(k, red, y, f"lsum{k}")
+
+    def _reduced(self, k, red, y, total):
+        """A loss's reduced value and the scale its VJP applies (as the eager op)."""
+        if red == NONE:
+            self.w(f"scale{k} = 1.0")
+        elif red == SUM:
+            self.w(f"v{y}[0] = {total}")
             self.w(f"scale{k} = 1.0")
         else:
-            self.w(f"v{y}[0] = lsum{k} / wsum{k} if wsum{k} else np.nan")
+            self.w(f"v{y}[0] = {total} / wsum{k} if wsum{k} else np.nan")
             self.w(f"scale{k} = 1.0 / wsum{k} if wsum{k} else np.nan")
+
+    def fwd_nll(self, r, k):
+        N, C, inner, red, ign, has_w = r.iattrs[:6]
+        x, y = r.ins[0], r.outs[0]
+        D = self.D(y)
+        M = N * inner
+        t = self.targets(r, r.iattrs[6], C, ign)
+        w = self.weight(r, r.iattrs[7], y) if has_w else f"v{x}[:0]"
+        self.ce[k] = (t, w, None)
+        self.alloc(f"v{y}", M if red == NONE else 1, D)
+        loss = f"v{y}"
+        if red != NONE:
+            loss = f"ls{k}"
+            self.alloc(loss, M, D)
+        self.w(
+            f"wsum{k}, bad{k} = nll_fwd(v{x}, {t}, {w}, {bool(has_w)}, {ign}, {N}, {C}, "
+            f"{inner}, {loss})"
+        )
+        self.w(f"badce = max(badce, bad{k})")
+        self._reduced(k, red, y, f"np_sum64({loss})")
+
+    def fwd_where(self, r, k):
+        a, b, y = r.ins[0], r.ins[1], r.outs[0]
+        i = self.tr.int_args.get(r.iattrs[0])
+        if i is None or self.tr.arg_shape[i] != self.tr.shape[y]:
+            raise Untraceable("op 'where': " + FALLBACK["where"])
+        self.ce[k] = self.extra(("cond", i))
+        self.alloc(f"v{y}", self.n(y), self.D(y))
+        self.w(f"where_fwd({self.ce[k]}, v{a}, v{b}, v{y})")
 
     def fwd_row(self, r, k):
         """An op without specialised codegen: its forward on the program's own tape."""
@@ -558,19 +625,44 @@ class _Gen:
         )
 
     def bwd_ce(self, r, k):
-        M, C, inner, _, red, ign = r.iattrs[:6]
+        M, C, inner, _, red, ign, has_w = r.iattrs[:7]
         x, y = r.ins[0], r.outs[0]
         if x not in self.needs:
             return
+        t, w, xr = self.ce[k]
         init = self.init_arg(x)
         g = self.arr(x)
-        # flat: the kernel's fast path, valid as eager chooses it (no ignored rows or init)
-        flat = f"({init} or nign{k} == 0)"  # as eager picks the kernel's fast path
+        # the kernel's fast path where eager picks it (no ignored rows, or a first write)
+        flat = "False"
+        if inner == 1 and red != NONE and not has_w:
+            flat = f"({init} or nign{k} == 0)"
         self.w(
-            f"_ce_grad(v{x}, T{k}, v{x}[:0], False, {ign}, False, {M}, {C}, {inner}, 0.0, "
-            f"lse{k}, p{k}, g{y}, {red}, scale{k}, {g}, {init}, {flat})"
+            f"_ce_grad({xr}, {t}, {w}, {bool(has_w)}, {ign}, False, {M}, {C}, {inner}, "
+            f"{r.fattrs[0]!r}, lse{k}, p{k}, g{y}, {red}, scale{k}, {g}, {init}, {flat})"
         )
         self.done(x)
+
+    def bwd_nll(self, r, k):
+        N, C, inner, red, ign, has_w = r.iattrs[:6]
+        x, y = r.ins[0], r.outs[0]
+        if x not in self.needs:
+            return
+        t, w, _ = self.ce[k]
+        init = self.init_arg(x)
+        g = self.arr(x)
+        self.w(
+            f"nll_vjp(g{y}, {t}, {w}, {bool(has_w)}, {ign}, {N}, {C}, {inner}, {red}, "
+            f"scale{k}, {g}, {init})"
+        )
+        self.done(x)
+
+    def bwd_where(self, r, k):
+        y = r.outs[0]
+        for u, take in ((r.ins[0], True), (r.ins[1], False)):
+            if u in self.needs:
+                init = self.init_arg(u)
+                self.w(f"where_vjp({self.ce[k]}, g{y}, {self.arr(u)}, {take}, {init})")
+                self.done(u)
 
     def bwd_run(self, run):
         tr = self.tr
@@ -785,7 +877,8 @@ def build(tr, tracers):
     out_values = _value_outputs(tr.outputs)
     wanted = {s: j for j, s in enumerate(leaves)}
     g = _Gen(tr, wanted, out_values, grad_mode)
-    g.ce_targets = []
+    g.extras = []
+    g.ce = {}
     g.plan()
     g.run_value = {tr.rows[k].outs[0] for k in g.rows if g.kinds[k] == "ew"}
     generic = [k for k in g.rows if g.kinds[k] == "row"]
@@ -799,7 +892,6 @@ def build(tr, tracers):
         if not grad_mode:  # .backward(): leaves' .grad buffers come in, with a flag
             g.flagged.update(leaves)  # saying whether to accumulate into them
         g.backward()
-    ce = g.ce_targets
     rets = [f"v{s}" for s in out_values]
     for s in leaves:
         rets.append(f"g{s}" if (s in g.cot or s in g.flagged or not grad_mode) else "None")
@@ -816,8 +908,8 @@ def build(tr, tracers):
     for dt, size in enumerate(g.arena):
         if size:
             pre.append(f"    W{dt} = np.empty({size}, {_D[dt]})")
-    for j, (k, _) in enumerate(ce):
-        pre.append(f"    T{k} = TG[{j}]")
+    for j in range(len(g.extras)):
+        pre.append(f"    X{j} = TG[{j}]")
     ret = "    return (" + "".join(f"{r}, " for r in rets) + "badce)"
     ret_dt = [tr.dtype[int(r[1:])] for r in rets]
     early = "return (" + "".join(f"np.empty(0, {_D[d]}), " for d in ret_dt) + "-2)"
@@ -834,7 +926,7 @@ def build(tr, tracers):
         "out_values": out_values,
         "leaves": leaves,
         "grad_mode": grad_mode,
-        "ce_targets": [(i, tr.rows[k].iattrs[1], tr.rows[k].iattrs[5]) for k, i in ce],
+        "extras": g.extras,
         "source": src,
         "tape": g.mini,
     }

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..autograd import engine
 from ..autograd.grad_mode import STATE
+from ..ops import losses
 from ..ops.registry import OPS
 from ..optim.optimizer import Optimizer
 from ..tape import (
@@ -70,6 +71,8 @@ class Trace:
         self.args = {}  # slot -> index among the call's tensor arguments
         self.params = {}  # slot -> weakref of a captured leaf that requires grad
         self.int_args = {}  # data address -> index of an integer tensor argument
+        self.arg_shape = []  # shapes of the call's tensor arguments
+        self.weights = {}  # data address -> a loss's class weight: argument index or weakref
         self.request = None  # (kind, roots, [(leaf slot, tensor)], {slot: id(buffer)})
         self.request_pos = 0  # rows recorded before the gradient request
         self.tracers = set()  # ids of the stand-ins for inputs that do not require grad
@@ -115,6 +118,20 @@ class _Hooks:
         Tensor.grad = property(prop.fget, set_grad, prop.fdel)
         self.run = engine._run
         engine._run = self._run
+        self.check_weight = losses._check_weight
+
+        def check_weight(weight, *a):
+            src = weakref.ref(weight) if isinstance(weight, Tensor) else None
+            if isinstance(weight, Tensor) and id(weight) in hooks.tr.tracers:
+                # an argument (its stand-in requires grad, the argument does not)
+                src = next(i for i, u in enumerate(hooks.tr.used) if u is weight)
+                weight = Tensor._make(weight._data, -1, False)
+            w, has_w = hooks.check_weight(weight, *a)
+            if has_w:  # the loss reads w by address: a replay reads the tensor's data
+                hooks.tr.weights[w.__array_interface__["data"][0]] = src
+            return w, has_w
+
+        losses._check_weight = check_weight
         self.zero_grad, self.step = Optimizer.zero_grad, Optimizer.step
 
         def zero_grad(opt, set_to_none=True):
@@ -149,6 +166,7 @@ class _Hooks:
         Tensor.grad = self.grad_prop
         engine._run = self.run
         Optimizer.zero_grad, Optimizer.step = self.zero_grad, self.step
+        losses._check_weight = self.check_weight
         del TAPE.leaf_slot
         del TAPE.collect
         return False
@@ -256,6 +274,7 @@ def run_traced(fn, args, kwargs):
     subst = {}
     for i, t in enumerate(tensors):
         d = t._data
+        tr.arg_shape.append(d.shape)
         if d.dtype.kind == "f":
             if not t._rg:  # a stand-in that requires grad, so ops on it record rows
                 subst[id(t)] = Tensor._make(d, -1, True)
