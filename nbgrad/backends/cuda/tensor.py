@@ -336,6 +336,11 @@ class CudaTensor(Tensor):
 
     __matmul__ = mm = bmm = matmul
 
+    def dot(self, other):
+        from ...ops.linalg import dot
+
+        return dot(self, other)
+
     def __rmatmul__(self, other):
         return ops.matmul(other, self)
 
@@ -403,6 +408,9 @@ class CudaTensor(Tensor):
     # -- indexing and joins (index.py): gathers by positions computed on the host ----------
     def __getitem__(self, index):
         return _index().getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _index().setitem(self, index, value)
 
     def gather(self, dim, index):
         from ...ops.indexing import gather
