@@ -344,6 +344,12 @@ class CudaTensor(Tensor):
     def __rmatmul__(self, other):
         return ops.matmul(other, self)
 
+    def outer(self, other):
+        return self.reshape(-1, 1) * other.reshape(1, -1)
+
+    def masked_fill(self, mask, value):
+        return ops.where(mask, value, self)
+
     def argmax(self, dim=None, keepdim=False):
         return ops.arg_best(self, dim, keepdim, True)
 
@@ -504,6 +510,18 @@ CudaTensor.arcsin, CudaTensor.arccos, CudaTensor.arctan = (
     CudaTensor.atan,
 )
 CudaTensor.negative = CudaTensor.neg
+
+
+def _compare_method(name):
+    def f(self, other):
+        return ops.compare(name, self, other)
+
+    f.__name__ = name
+    return f
+
+
+for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(CudaTensor, _n, _compare_method(_n))
 
 
 def _missing(name):
