@@ -394,6 +394,16 @@ def test_setitem():
         nb.zeros(2, 3, device="cuda")[[0, 1]] = nb.ones(2, 2, device="cuda")
 
 
+def test_inplace_methods():
+    check(lambda t: (t * 1).clamp_(-0.5, 0.5).pow_(2), X)
+    check(lambda t: nb.zeros(2, 3, device=t.device).copy_(t[:1] * 2), X)  # broadcast source
+    x = nb.zeros(2, 3, device="cuda")
+    x.copy_(nb.tensor([1.0, 2.0, 3.0]))  # from the host
+    x.clamp_(max=2.5)
+    x **= 2
+    assert x.is_cuda and x.tolist() == [[1, 4, 6.25]] * 2
+
+
 def test_where_one_argument():
     c = RNG.standard_normal((3, 4)) > 0
     got = nb.where(nb.tensor(c, device="cuda"))

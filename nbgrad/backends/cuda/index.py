@@ -248,13 +248,7 @@ def setitem(x, index, value):
         m = marker._data.reshape(-1)
         dpos = np.flatnonzero(m >= 0)
         r = put(x, v, dpos, m[dpos], 1.0, _ix.PUT["CopySlices"], False)
-    if r._rg:
-        x._assign(r)
-    else:
-        d = x._data
-        if d.size:
-            launch(_kernels().store, d.size, d.flat, r._data.flat, 0)
-        x._version += 1
+    x._assign(r)
 
 
 def nonzero_tuple(cond):
