@@ -103,10 +103,28 @@ def test_large_sum_uses_many_blocks():
         (lambda a, b: nb.bmm(a, b), [(2, 3, 4), (2, 4, 5)]),
         (lambda a, b: a @ b, [(2, 3, 4), (4, 5)]),  # batch folded into rows
         (lambda a, b: nb.nn.functional.linear(a, b), [(3, 4), (5, 4)]),
+        (lambda a, b: a @ b, [(3, 4), (4,)]),  # matrix @ vector
+        (lambda a, b: a @ b, [(3,), (3, 5)]),  # vector @ matrix
+        (lambda a, b: nb.dot(a, b), [(4,), (4,)]),
+        (lambda a, b: a @ b, [(2, 3), (2, 3, 2)]),  # 2-d @ batched: broadcast batch
+        (lambda a, b: a @ b, [(2, 1, 3, 4), (3, 4, 2)]),
     ],
 )
 def test_matmul(fn, shapes):
     check(fn, *[RNG.standard_normal(s) for s in shapes])
+
+
+@pytest.mark.parametrize(
+    "eq, shapes",
+    [
+        ("ij,kj->ik", [(2, 3), (4, 3)]),
+        ("ii->i", [(3, 3)]),  # a diagonal: a gather
+        ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 2), (2,)]),  # three operands, pairwise
+        ("...ij,j->...", [(2, 1, 3), (3,)]),  # ellipsis and a summed letter
+    ],
+)
+def test_einsum(eq, shapes):
+    check(lambda *ts: nb.einsum(eq, *ts), *[RNG.standard_normal(s) for s in shapes])
 
 
 def test_linear_with_bias():
@@ -142,6 +160,47 @@ def test_softmax_family_and_losses():
     check(lambda t: F.mse_loss(t, nb.tensor(y, device=t.device)), x)
     with pytest.raises(IndexError, match="Target 5 is out of bounds"):
         F.cross_entropy(nb.tensor(x, device="cuda"), nb.tensor([0, 5, 1, 1], device="cuda"))
+
+
+_W = np.array([0.5, 2.0, 1.5, 1.0, 0.3])
+_T = np.array([0, 4, 2, 2])
+
+
+def _ce(t, target=_T, **kw):
+    if "weight" in kw:
+        kw["weight"] = nb.tensor(kw["weight"], device=t.device)
+    if not isinstance(target, nb.Tensor):
+        target = nb.tensor(target, device=t.device)
+    return nb.nn.functional.cross_entropy(t, target, **kw)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda t: _ce(t, weight=_W),
+        lambda t: _ce(t, label_smoothing=0.2, reduction="sum"),
+        lambda t: _ce(t, ignore_index=2),  # ignored rows hit: the mean is over the others
+        lambda t: _ce(t, weight=_W, ignore_index=4, label_smoothing=0.1),
+        lambda t: _ce(t, reduction="none", weight=_W),
+        lambda t: _ce(t.reshape(2, 2, 5).transpose(1, 2), _T.reshape(2, 2)),  # (N, C, d)
+        lambda t: nb.nn.functional.nll_loss(
+            t.log_softmax(1),
+            nb.tensor(_T, device=t.device),
+            nb.tensor(_W, device=t.device),
+            ignore_index=0,
+            reduction="none",
+        ),
+    ],
+)
+def test_cross_entropy_variants(fn):
+    check(fn, RNG.standard_normal((4, 5)))
+
+
+def test_cross_entropy_probability_targets():
+    p = RNG.uniform(size=(4, 5))
+    p /= p.sum(1, keepdims=True)
+    check(lambda t, q: _ce(t, q, label_smoothing=0.1), RNG.standard_normal((4, 5)), p)
+    check(lambda t, q: _ce(t, q, reduction="none", weight=_W), RNG.standard_normal((4, 5)), p)
 
 
 def test_comparisons_and_argmax():
@@ -308,6 +367,51 @@ def test_indexing_and_joins(fn):
     check(fn, X3)
 
 
+def _assign(index, value):
+    def fn(t, v=None):
+        y = t * 1
+        y[index] = value if v is None else v
+        return y
+
+    return fn
+
+
+def test_setitem():
+    check(_assign((slice(1, None), 1), 2.5), X3)  # basic index, a number
+    check(_assign((0, slice(None), [1, 3]), None), X3, RNG.standard_normal((2, 1)))
+    # duplicate indices: the last write wins, every source gets its destination's
+    # cotangent (PyTorch's convention, as the CPU)
+    check(_assign((slice(None), [0, 2, 0]), None), X3, RNG.standard_normal((3, 4)))
+    x = nb.zeros(2, 3, device="cuda", requires_grad=True)
+    with nb.no_grad():  # outside autograd: in place
+        x[0, 1] = 5.0
+        x[[1, 1], [0, 2]] = nb.tensor([1.0, 2.0], device="cuda")
+        x[x > 1.5] = -1.0
+    assert x.is_leaf and x.tolist() == [[0, -1, 0], [1, 0, -1]]
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[0] = 1.0
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        nb.zeros(2, 3, device="cuda")[[0, 1]] = nb.ones(2, 2, device="cuda")
+
+
+def test_inplace_methods():
+    check(lambda t: (t * 1).clamp_(-0.5, 0.5).pow_(2), X)
+    check(lambda t: nb.zeros(2, 3, device=t.device).copy_(t[:1] * 2), X)  # broadcast source
+    x = nb.zeros(2, 3, device="cuda")
+    x.copy_(nb.tensor([1.0, 2.0, 3.0]))  # from the host
+    x.clamp_(max=2.5)
+    x **= 2
+    assert x.is_cuda and x.tolist() == [[1, 4, 6.25]] * 2
+
+
+def test_where_one_argument():
+    c = RNG.standard_normal((3, 4)) > 0
+    got = nb.where(nb.tensor(c, device="cuda"))
+    assert len(got) == 2 and all(i.is_cuda and i.dtype == nb.int64 for i in got)
+    for g, want in zip(got, np.nonzero(c)):
+        np.testing.assert_array_equal(g.cpu().numpy(), want)
+
+
 def test_index_errors_are_the_cpu_ones():
     x = nb.tensor(X3, device="cuda")
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 1 with size 3"):
@@ -362,14 +466,18 @@ def test_losses(fn):
     check(fn, X3)
 
 
+def test_loss_with_a_broadcast_target():
+    y = RNG.standard_normal(4)
+    with pytest.warns(UserWarning, match="Using a target size"):
+        check(lambda t, v: nb.nn.functional.l1_loss(t, v), X3, y)
+
+
 def test_ops_without_cuda_kernels_raise_naming_the_op():
     x = nb.ones(2, 3, device="cuda", requires_grad=True)
-    tgt, w = nb.zeros(2, dtype=nb.int64, device="cuda"), nb.ones(3, device="cuda")
     for call, name in [
-        (lambda: nb.einsum("ij,kj->ik", x, x), "einsum"),
-        (lambda: x.__setitem__(0, 1.0), "__setitem__"),
-        (lambda: nb.where(x > 0), "where"),
-        (lambda: nb.nn.functional.nll_loss(x, tgt, weight=w), "nll_loss with weight"),
+        (lambda: x.masked_select(x > 0), "masked_select"),
+        (lambda: nb.einsum("ij,kj->ik", x.long(), x.long()), "einsum of int64"),
+        (lambda: nb.nn.functional.one_hot(nb.zeros(2, dtype=nb.int64, device="cuda")), "one_hot"),
     ]:
         with pytest.raises(NotImplementedError, match=f"'{name}.*' has no CUDA kernel yet"):
             call()
@@ -445,3 +553,34 @@ def test_higher_order_refused():
     # the compiled sweep still works on the same graph
     (g,) = nb.autograd.grad((c.cuda() * 2).cpu().sum(), c)
     np.testing.assert_allclose(g.numpy(), np.full(3, 2.0))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda p: nb.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01),
+        lambda p: nb.optim.SGD(p, lr=0.1, momentum=0.5, dampening=0.1, maximize=True),
+        lambda p: nb.optim.Adam(p, lr=0.01, amsgrad=True, weight_decay=0.1),
+        lambda p: nb.optim.AdamW(p, lr=0.01),
+        lambda p: nb.optim.RMSprop(p, lr=0.01, momentum=0.9, centered=True, weight_decay=0.1),
+    ],
+)
+def test_optimizers_step_on_the_device(make):
+    """Three steps on CUDA parameters match the CPU's steps (the same element rules);
+    state buffers live on the device, the step count on the host (as torch)."""
+    w0, b0, x = RNG.standard_normal((3, 4)), RNG.standard_normal(3), RNG.standard_normal((5, 4))
+    res = {}
+    for dev in ("cpu", "cuda"):
+        w = nb.tensor(w0, device=dev, requires_grad=True)
+        b = nb.tensor(b0, device=dev, requires_grad=True)
+        opt = make([w, b])
+        for _ in range(3):
+            opt.zero_grad()
+            (nb.tensor(x, device=dev) @ w.T + b).sin().sum().backward()
+            opt.step()
+        res[dev] = [w.detach().cpu().numpy(), b.detach().cpu().numpy()]
+        assert w.is_cuda == (dev == "cuda")
+        bufs = [v for v in opt.state[w].values() if isinstance(v, nb.Tensor) and v.dim()]
+        assert bufs and all(v.is_cuda == (dev == "cuda") for v in bufs)
+    for c, g in zip(res["cpu"], res["cuda"]):
+        np.testing.assert_allclose(g, c, rtol=1e-12, atol=1e-12)

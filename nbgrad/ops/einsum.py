@@ -285,13 +285,15 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     if not isinstance(equation, str):
         raise TypeError("einsum(): argument 'equation' (position 1) must be str")
-    if any(getattr(t, "is_cuda", False) for t in operands):
-        from ..backends.cuda.runtime import not_on_cuda
-
-        raise not_on_cuda("einsum")
     for i, t in enumerate(operands):
         if not isinstance(t, Tensor):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(t).__name__}")
+    cuda = any(t.is_cuda for t in operands)
+    if cuda and not all(t.is_cuda for t in operands):
+        from ..backends.cuda.ops import device_error
+
+        first = operands[0].is_cuda
+        raise device_error("cuda:0" if first else "cpu", "cpu" if first else "cuda:0")
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
     ops, out = _parse(equation, [t._data.shape for t in operands])
@@ -319,7 +321,7 @@ def einsum(equation, *operands):
     for t, sub in zip(operands, ops):
         full = tuple(size[c] for c in sub)
         if full != t._data.shape:
-            t = expand(t, full)
+            t = t.expand(full) if cuda else expand(t, full)
         ts.append(t)
     # dtype: every operand the same float dtype (torch requires equal dtypes)
     dt = ts[0].dtype
@@ -339,6 +341,10 @@ def einsum(equation, *operands):
 
 
 def _einsum2(ts, ops, out, size):
+    if ts[0].is_cuda:
+        from ..backends.cuda.einsum import einsum2
+
+        return einsum2(ts, ops, out, size)
     arrays = [t._data for t in ts]
     eq = ",".join(ops) + "->" + out
     out_shape = tuple(size[c] for c in out)

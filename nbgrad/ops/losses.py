@@ -775,16 +775,6 @@ def pointwise_loss(
             f"{name}(): argument '{'input' if bad is a else 'target'}' must be "
             f"Tensor, not {type(bad).__name__}"
         )
-    red = reduction_code(reduction)
-    if a.is_cuda or b.is_cuda:
-        from ..backends.cuda.ops import pointwise_loss as cuda_loss
-
-        op = (
-            (_L1_NONE if red == NONE else _L1_SUM if red == SUM else _PW[L1])
-            if kind == L1
-            else _PW[kind]
-        )
-        return cuda_loss(kind, op, a, b, red, float(p), weight, pos_weight, name)
     if a._data.shape != b._data.shape:
         if kind in (BCE, BCE_LOGITS):
             raise ValueError(
@@ -804,7 +794,20 @@ def pointwise_loss(
                 stacklevel=3,
             )
         shape = broadcast_shapes(a._data.shape, b._data.shape)
-        a, b = expand(a, shape), expand(b, shape)
+        if a.is_cuda or b.is_cuda:  # CUDA tensors expand by their method (a device copy)
+            a, b = a.expand(shape), b.expand(shape)
+        else:
+            a, b = expand(a, shape), expand(b, shape)
+    red = reduction_code(reduction)
+    if a.is_cuda or b.is_cuda:
+        from ..backends.cuda.ops import pointwise_loss as cuda_loss
+
+        op = (
+            (_L1_NONE if red == NONE else _L1_SUM if red == SUM else _PW[L1])
+            if kind == L1
+            else _PW[kind]
+        )
+        return cuda_loss(kind, op, a, b, red, float(p), weight, pos_weight, name)
     if a._data.dtype.kind != "f":
         raise RuntimeError(f"\"{name}\" not implemented for '{_scalar_name(a.dtype)}'")
     if b.dtype is not a.dtype:

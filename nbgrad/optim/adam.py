@@ -1,11 +1,12 @@
 """Adam and AdamW (torch.optim's single-tensor updates, amsgrad and maximize included)."""
 
 from . import _kernels
-from .optimizer import Optimizer, _addr, _address, _step_tensor, _zeros_like
+from .optimizer import Optimizer, _step_tensor, _zeros_like
 
 
 class Adam(Optimizer):
     _kernel = _kernels.adam
+    _has_step = True
 
     def __init__(
         self,
@@ -57,19 +58,19 @@ class Adam(Optimizer):
             st["exp_avg_sq"] = _zeros_like(p)
             if group["amsgrad"]:
                 st["max_exp_avg_sq"] = _zeros_like(p)
-        sq = _addr(st["exp_avg_sq"], p)
+        sq = st["exp_avg_sq"]
         mx = st.get("max_exp_avg_sq")
         if group["amsgrad"] and mx is None:
             mx = st["max_exp_avg_sq"] = _zeros_like(p)
         b1, b2 = group["betas"]
         return (
             (
-                _address(p._data),
-                _addr(g, p),
-                _addr(st["exp_avg"], p),
+                p,
+                g,
+                st["exp_avg"],
                 sq,
-                _addr(mx, p) if group["amsgrad"] else sq,
-                _address(st["step"]._data),
+                mx if group["amsgrad"] else sq,
+                st["step"],
             ),
             (
                 group["lr"],

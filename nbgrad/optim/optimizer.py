@@ -19,7 +19,12 @@ required = _RequiredParameter()
 
 
 def _zeros_like(p):
-    return Tensor._make(np.zeros(p._data.shape, p._data.dtype), -1, False)
+    z = np.zeros(p._data.shape, p._data.dtype)
+    if p.is_cuda:
+        from ..backends.cuda.tensor import from_host
+
+        return from_host(z)
+    return Tensor._make(z, -1, False)
 
 
 def _step_tensor():
@@ -28,10 +33,13 @@ def _step_tensor():
 
 
 class Optimizer:
-    """Base class. Subclasses set `_kernel`, `_ncols` (state addresses per row) and
-    implement `_row(group, p, state)` -> (addresses, hyperparameters)."""
+    """Base class. Subclasses set `_kernel` and implement `_row(group, p, g, state)` ->
+    (tensors, hyperparameters): the parameter, its gradient and its state buffers, then
+    the step-count tensor if `_has_step`. CPU rows go to `_kernel` by address; CUDA
+    parameters are updated on the device (`backends/cuda/optim.py`)."""
 
     _kernel = None
+    _has_step = False
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -95,6 +103,8 @@ class Optimizer:
                     continue
                 if set_to_none:
                     p._grad = None
+                elif g.is_cuda:
+                    g.zero_()
                 else:
                     g._data.fill(0)
 
@@ -114,7 +124,16 @@ class Optimizer:
                 st = state.get(p)
                 if st is None:
                     st = state[p] = {}
-                a, h = self._row(group, p, g, st)
+                ts, h = self._row(group, p, g, st)
+                bufs = ts[1 : len(ts) - self._has_step]
+                if p.is_cuda:
+                    from ..backends.cuda import optim as cuda_optim
+
+                    cuda_optim.step(type(self)._kernel.py_func.__name__, p, bufs, ts[-1], h)
+                    continue
+                a = [address(p._data)] + [_addr(t, p) for t in bufs]
+                if self._has_step:
+                    a.append(address(ts[-1]._data))
                 addrs.append(a)
                 hyps.append(h)
                 ns.append(p._data.size)
@@ -170,11 +189,17 @@ class Optimizer:
             entry = {}
             for name, val in v.items():
                 if isinstance(val, Tensor):
+                    host = val._data.host() if val.is_cuda else val._data
                     if name == "step":
-                        arr = np.array(val._data, np.float32).reshape(())
+                        val = Tensor._make(np.array(host, np.float32).reshape(()), -1, False)
                     else:
-                        arr = np.array(val._data, p._data.dtype).reshape(p._data.shape)
-                    val = Tensor._make(arr, -1, False)
+                        arr = np.array(host, p._data.dtype).reshape(p._data.shape)
+                        if p.is_cuda:
+                            from ..backends.cuda.tensor import from_host
+
+                            val = from_host(arr)
+                        else:
+                            val = Tensor._make(arr, -1, False)
                 entry[name] = val
             new_state[p] = entry
         self.state = new_state
@@ -202,17 +227,18 @@ class Optimizer:
         self.__dict__.update(state)
 
 
-_address = address
-
-
 def _addr(t, p):
     """Address of `t`'s array after checking it matches parameter `p` (the kernel writes
     through raw addresses, so a buffer of another dtype or size must never reach it)."""
+    check_buffer(t, p)
+    return address(t._data)
+
+
+def check_buffer(t, p):
     a, d = t._data, p._data
-    if a.dtype != d.dtype or a.size != d.size:
+    if a.dtype != d.dtype or a.size != d.size or t.is_cuda != p.is_cuda:
         raise RuntimeError(
             f"optimizer: a gradient or state buffer of dtype {a.dtype} and {a.size} elements "
             f"does not match its parameter ({d.dtype}, {d.size} elements); after changing a "
-            "parameter's dtype or shape, create the optimizer again"
+            "parameter's dtype, shape or device, create the optimizer again"
         )
-    return address(a)

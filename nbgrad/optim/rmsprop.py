@@ -1,11 +1,12 @@
 """RMSprop (torch.optim.RMSprop's update: centered, momentum, weight decay, maximize)."""
 
 from . import _kernels
-from .optimizer import Optimizer, _addr, _address, _step_tensor, _zeros_like
+from .optimizer import Optimizer, _step_tensor, _zeros_like
 
 
 class RMSprop(Optimizer):
     _kernel = _kernels.rmsprop
+    _has_step = True
 
     def __init__(
         self,
@@ -59,17 +60,17 @@ class RMSprop(Optimizer):
             st["momentum_buffer"] = _zeros_like(p)
         if group["centered"] and "grad_avg" not in st:
             st["grad_avg"] = _zeros_like(p)
-        sq = _addr(st["square_avg"], p)
+        sq = st["square_avg"]
         ga = st.get("grad_avg")
         buf = st.get("momentum_buffer")
         return (
             (
-                _address(p._data),
-                _addr(g, p),
+                p,
+                g,
                 sq,
-                _addr(ga, p) if ga is not None else sq,
-                _addr(buf, p) if buf is not None else sq,
-                _address(st["step"]._data),
+                ga if ga is not None else sq,
+                buf if buf is not None else sq,
+                st["step"],
             ),
             (
                 group["lr"],

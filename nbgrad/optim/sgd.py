@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov and weight decay (torch.optim.SGD's update)."""
 
 from . import _kernels
-from .optimizer import Optimizer, _addr, _address, _zeros_like
+from .optimizer import Optimizer, _zeros_like
 
 
 class SGD(Optimizer):
@@ -52,11 +52,10 @@ class SGD(Optimizer):
             if buf is None:
                 buf = st["momentum_buffer"] = _zeros_like(p)
                 fresh = 1.0
-            b = _addr(buf, p)
         else:
-            b = _addr(g, p)  # unused
+            buf = g  # unused
         return (
-            (_address(p._data), _addr(g, p), b),
+            (p, g, buf),
             (
                 group["lr"],
                 momentum,

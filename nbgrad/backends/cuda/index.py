@@ -216,3 +216,47 @@ def _vjp_put(G, k):
 
 for _op in (*_ix.PUT_ADD.values(), *_ix.PUT.values()):
     VJP[_op.code] = _vjp_put
+
+
+# -- x[index] = value ---------------------------------------------------------------------------
+def setitem(x, index, value):
+    """x[index] = value, as the CPU: an advanced index is `index_put` (duplicates: the
+    last write wins, and every source gets the cotangent at its destination, as PyTorch);
+    for a basic index the CPU's assignment, run on a marker (-1 everywhere) with the
+    value's image, gives each written element the value position it takes. Recorded out of
+    place when gradients flow; otherwise the result is stored into x."""
+    from ...autograd.grad_mode import STATE
+    from ...ops.pointwise import is_scalar
+
+    index = _host_index(index)
+    if isinstance(value, Tensor):
+        v = _on_cuda(value)
+    elif is_scalar(value) or isinstance(value, (list, tuple, np.ndarray)):
+        v = _tensor_cls()._make(rt.from_host(np.asarray(value, x._data.dtype)), -1, False)
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a Tensor")
+    grad = STATE.enabled and (x._rg or v._rg)
+    if grad and x._leaf and x._rg:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if _ix.is_advanced(index):
+        r = _ix.index_put(x, index, v)
+    else:
+        marker = Tensor._make(np.full(x._data.shape, -1, np.int64), -1, False)
+        _views.setitem(marker, index, image(v._data.shape))
+        m = marker._data.reshape(-1)
+        dpos = np.flatnonzero(m >= 0)
+        r = put(x, v, dpos, m[dpos], 1.0, _ix.PUT["CopySlices"], False)
+    x._assign(r)
+
+
+def nonzero_tuple(cond):
+    """where(cond): the indices of the true elements, one int64 CUDA tensor per dim. The
+    result's size depends on the values, so the mask is copied to the host (as PyTorch
+    synchronises here) and the indices are copied back."""
+    c = cond._data.host()
+    return tuple(
+        _tensor_cls()._make(rt.from_host(np.ascontiguousarray(i, np.int64)), -1, False)
+        for i in np.nonzero(c)
+    )

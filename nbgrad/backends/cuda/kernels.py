@@ -251,25 +251,94 @@ def build():
             row += cuda.gridDim.x
 
     @cuda.jit
-    def nll_rows(lp, tgt, w, C, out):
-        """out[r] = -lp[r, tgt[r]] (the per-row loss of log-probabilities)."""
+    def nll_rows(lp, ti, tp, w, has_w, ignore, eps, prob, C, loss, wr):
+        """loss[r]: row r's loss for log-probabilities lp (M, C): class target ti[r] (an
+        ignored row: 0) with class weights w and label smoothing eps, or probabilities tp
+        (M, C). wr[r]: the row's weight in a mean (w[ti[r]], 0 if ignored; 1 for tp)."""
         r = cuda.grid(1)
-        while r < tgt.size:
-            out[r] = -lp[r * C + tgt[r]] * w
+        while r < loss.size:
+            o = r * C
+            v = 0.0
+            if prob:
+                for c in range(C):
+                    wc = w[c] if has_w else 1.0
+                    v -= wc * ((1.0 - eps) * tp[o + c] + eps / C) * lp[o + c]
+                wr[r] = 1.0
+            elif ti[r] == ignore:
+                wr[r] = 0.0
+            else:
+                t = ti[r]
+                wt = w[t] if has_w else 1.0
+                v = -(1.0 - eps) * wt * lp[o + t]
+                if eps != 0.0:
+                    sm = 0.0
+                    for c in range(C):
+                        sm += (w[c] if has_w else 1.0) * lp[o + c]
+                    v -= eps / C * sm
+                wr[r] = wt
+            loss[r] = v
             r += cuda.gridsize(1)
 
     @cuda.jit
-    def nll_vjp(g, tgt, gx, C, w, acc):
-        """gx[r, c] (+)= -g * w if c == tgt[r] else 0 (g a 1-element device array)."""
+    def ratio(y, den):
+        """y[0] /= den[0] (NaN for a zero denominator, as the CPU's mean of no rows)."""
+        if cuda.grid(1) == 0:
+            y[0] = y[0] / den[0] if den[0] != 0 else math.nan
+
+    @cuda.jit(device=True)
+    def row_scale(g, den, r, none):
+        if none:
+            return g[r]
+        return g[0] / den[0] if den[0] != 0 else math.nan
+
+    @cuda.jit
+    def nll_vjp(g, ti, tp, w, lp, has_w, ignore, eps, prob, C, none, den, gx, gt, wx, wt, ax, at):
+        """gx (+)= d loss / d lp and, for probability targets, gt (+)= d loss / d tp (the
+        cotangent g per row, or g[0] / den[0] for a reduction)."""
         i = cuda.grid(1)
-        while i < gx.size:
+        while i < lp.size:
             r = i // C
-            v = -g[0] * w if i - r * C == tgt[r] else 0.0
-            if acc:
-                gx[i] += v
+            c = i - r * C
+            sc = row_scale(g, den, r, none)
+            wc = w[c] if has_w else 1.0
+            if prob:
+                v = -sc * wc * ((1.0 - eps) * tp[i] + eps / C)
+                if wt:
+                    u = -sc * (1.0 - eps) * wc * lp[i]
+                    if at:
+                        gt[i] += u
+                    else:
+                        gt[i] = u
+            elif ti[r] == ignore:
+                v = 0.0
             else:
-                gx[i] = v
+                v = -sc * eps / C * wc
+                if c == ti[r]:
+                    v -= sc * (1.0 - eps) * (w[c] if has_w else 1.0)
+            if wx:
+                if ax:
+                    gx[i] += v
+                else:
+                    gx[i] = v
             i += cuda.gridsize(1)
+
+    @cuda.jit
+    def nll_vjp_weight(g, tp, lp, eps, C, none, den, gw, acc):
+        """Probability targets: gw[c] (+)= -sum_r sc_r ((1 - eps) tp[r, c] + eps / C) lp[r, c]."""
+        c = cuda.grid(1)
+        while c < C:
+            v = 0.0
+            for r in range(lp.size // C):
+                v -= (
+                    row_scale(g, den, r, none)
+                    * ((1.0 - eps) * tp[r * C + c] + eps / C)
+                    * lp[r * C + c]
+                )
+            if acc:
+                gw[c] += v
+            else:
+                gw[c] = v
+            c += cuda.gridsize(1)
 
     @cuda.jit
     def arg_best(src, dst, inner, n, largest):
@@ -523,7 +592,8 @@ def build():
 
     k = _Kernels()
     for name in (
-        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows nll_vjp arg_best "
+        "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows ratio nll_vjp "
+        "nll_vjp_weight arg_best "
         "take scatter line_pos where where_vjp act act_vjp lines lines_vjp pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])

@@ -455,8 +455,15 @@ def matmul(a, b):
             f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
         )
     sa, sb = a._data.shape, b._data.shape
-    if len(sa) < 2 or len(sb) < 2 or len(sb) > 3 or (len(sb) == 3 and len(sa) != 3):
-        raise rt.not_on_cuda(f"matmul of shapes {list(sa)} and {list(sb)}")
+    if not sa or not sb:
+        raise RuntimeError(
+            "both arguments to matmul need to be at least 1D, but they are "
+            f"{len(sa)}D and {len(sb)}D"
+        )
+    if len(sa) == 1 or len(sb) == 1:
+        return _matmul_vec(a, b)
+    if len(sb) > 2 and (len(sa) != 3 or len(sb) != 3 or sa[0] != sb[0]):
+        return _matmul_batched(a, b)
     if sa[-1] != sb[-2]:
         if len(sa) == 2 == len(sb):
             raise RuntimeError(
@@ -480,6 +487,42 @@ def matmul(a, b):
     bmm_launch(a._data.flat, b._data.flat, out.flat, nb, M, Kd, N, 0, 0, M * Kd, bs, 0)
     saved = (a._data, b._data)
     return wrap(out, (a, b), op, iattrs=(nb, M, Kd, N), saved=saved)
+
+
+def _matmul_vec(a, b):
+    """matmul with a 1-d operand: a vector is a (1, K) or (K, 1) matrix (free views) and
+    the result drops that dim again, as torch.matmul (dot, mv, vector @ matrix)."""
+    sa, sb = a._data.shape, b._data.shape
+    ka, kb = sa[-1], sb[-2] if len(sb) > 1 else sb[0]
+    if ka != kb:
+        if len(sa) == 1 == len(sb):
+            raise RuntimeError(
+                f"inconsistent tensor size, expected tensor [{ka}] and src [{kb}] to have the "
+                f"same number of elements, but got {ka} and {kb} elements respectively"
+            )
+        ra = (sa[0] if len(sa) > 1 else 1, ka) if len(sa) <= 2 else (a._data.size // ka, ka)
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({ra[0]}x{ra[1]} and "
+            f"{kb}x{sb[-1] if len(sb) > 1 else 1})"
+        )
+    r = matmul(view(a, (1, ka)) if len(sa) == 1 else a, view(b, (kb, 1)) if len(sb) == 1 else b)
+    rs = r._data.shape
+    shape = rs[:-2] + (rs[-2:-1] if len(sa) > 1 else ()) + (rs[-1:] if len(sb) > 1 else ())
+    return view(r, shape)
+
+
+def _matmul_batched(a, b):
+    """Batched matmul with broadcast batch dims: both operands expanded to the broadcast
+    batch (recorded copies; their VJPs sum the gradient back), folded to one bmm."""
+    sa, sb = a._data.shape, b._data.shape
+    bs = broadcast_shapes(sa[:-2], sb[:-2])
+    if sa[:-2] != bs:
+        a = expand(a, bs + sa[-2:])
+    if sb[:-2] != bs:
+        b = expand(b, bs + sb[-2:])
+    n = math.prod(bs)
+    r = matmul(view(a, (n,) + sa[-2:]), view(b, (n,) + sb[-2:]))
+    return view(r, bs + r._data.shape[1:])
 
 
 def _vjp_matmul(G, k):
@@ -546,60 +589,126 @@ for _op in _SM.values():
 _NLL = BY_NAME["nll_loss"]
 
 
-def nll_loss(lp, target, scale, ignore_index=None):
-    """sum(-lp[r, target[r]]) * scale for log-probabilities `lp` (N, C), target (N,)."""
-    if not (isinstance(target, Tensor) and target.is_cuda):
-        raise device_error("cuda:0", target.device)
-    if lp._data.ndim != 2 or target._data.shape != lp._data.shape[:1]:
-        raise rt.not_on_cuda("cross_entropy other than (N, C) inputs with (N,) class targets")
-    if target._data.dtype.kind not in "iu":
-        raise rt.not_on_cuda("cross_entropy with class-probability targets")
-    N, C = lp._data.shape
-    t = target._data.host()  # validated on the host: a kernel must never index out of range
-    if ignore_index is not None and bool((t == ignore_index).any()):
-        raise rt.not_on_cuda("cross_entropy with ignored targets (ignore_index)")
-    bad = t[(t < 0) | (t >= C)]
-    if bad.size:
-        raise IndexError(f"Target {int(bad[0])} is out of bounds.")
-    per = rt.empty((N,), lp._data.dtype)
-    launch(_kernels().nll_rows, N, lp._data.flat, target._data.flat, scale, C, per.flat)
-    out = rt.empty((), lp._data.dtype)
-    reduce_dims(per.flat, (N,), (0,), out.flat, 0, 1.0)
-    return wrap(out, (lp,), _NLL, iattrs=(C,), fattrs=(scale,), saved=(target._data,))
+def _class_rows(t, N, C, inner):
+    """An (N, C, d...) or (C,) tensor as rows (N * inner, C): the class dim moved last
+    (a recorded copy when there are trailing dims)."""
+    if t._data.ndim == 1:
+        return view(t, (1, C))
+    if inner > 1:
+        nd = t._data.ndim
+        t = permute(t, (0,) + tuple(range(2, nd)) + (1,))
+    return view(t, (N * inner, C)) if t._data.ndim != 2 else t
+
+
+def class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
+    """F.cross_entropy (log_softmax first) and F.nll_loss on CUDA: class targets (with
+    ignore_index, weight, label smoothing) or, for cross_entropy, class probabilities;
+    any reduction; (N, C, d...) inputs as rows of C. One row records the NLL of the rows'
+    log-probabilities; the mean's denominator (the target weights' sum) stays on the
+    device. Targets are validated on the host (one small copy) so no kernel indexes out of
+    range; the errors are the CPU's."""
+    from ...autograd.grad_mode import STATE
+    from ...ops import losses as L
+
+    for t in (x, target) + (() if weight is None else (weight,)):
+        if not (isinstance(t, Tensor) and t.is_cuda):
+            raise device_error("cuda:0", t.device)
+    if x._data.dtype.kind != "f":
+        raise RuntimeError(f"\"nll_loss\" not implemented for '{L._scalar_name(x.dtype)}'")
+    name = "cross_entropy" if log_softmax else "nll_loss"
+    N, C, inner, out_shape = L._class_layout(x, target, name)
+    td = target._data
+    prob = log_softmax and td.dtype.kind == "f" and td.shape == x._data.shape
+    w = None
+    if weight is not None:
+        if weight._data.shape != (C,):
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {C} classes or no classes but "
+                f"got weight tensor of shape: {list(weight._data.shape)}"
+            )
+        if weight._rg and STATE.enabled and not prob:
+            raise L._not_differentiable("nll_loss_forward", "weight")
+        w = cast(weight, x.dtype)
+    M = N * inner
+    rows = _class_rows(x, N, C, inner)
+    lp = softmax(rows, -1, log=True) if log_softmax else rows
+    ign = int(ignore_index)
+    if prob:
+        if ign != -100:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if target.dtype is not x.dtype:
+            raise RuntimeError(
+                f"expected scalar type {L._scalar_name(x.dtype)} but found "
+                f"{L._scalar_name(target.dtype)}"
+            )
+        tp, ti = _class_rows(target, N, C, inner), dev_ints([0])[0]
+    else:
+        host = Tensor._make(td.host(), -1, False)
+        t = L._check_index_target(x, host, N, inner, out_shape, "nll_loss")
+        bad = t[(t != ign) & ((t < 0) | (t >= C))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+        tp, ti = lp, rt.from_host(t).flat
+    dt = x._data.dtype
+    K = _kernels()
+    loss, wr = rt.empty((M,), dt), rt.empty((M,), dt)
+    wd = w._data.flat if w is not None else lp._data.flat
+    if M:
+        launch(K.nll_rows, M, lp._data.flat, ti, tp._data.flat, wd, w is not None, ign, eps,
+               prob, C, loss.flat, wr.flat)  # fmt: skip
+    den = rt.empty((1,), dt)
+    if red == L.NONE:
+        out = loss.reshape(out_shape)
+    else:
+        out = rt.empty((), dt)
+        reduce_dims(loss.flat, (M,), (0,), out.flat, 0, 1.0)
+        if red == L.MEAN:
+            reduce_dims(wr.flat, (M,), (0,), den.flat, 0, 1.0)
+            K.ratio[1, 1](out.flat, den.flat)
+        else:
+            launch(K.fill, 1, den.flat, dt.type(1))
+    ins, it, iw = [lp], -1, -1
+    if prob and target._rg:
+        ins.append(tp)
+        it = 1
+    if prob and w is not None and w._rg:
+        ins.append(w)
+        iw = len(ins) - 1
+    tsave = tp._data if prob else rt.CudaArray(ti)
+    saved = (lp._data, tsave, w._data if w is not None else lp._data, den)
+    attrs = (C, int(prob), int(w is not None), ign, int(red == L.NONE), it, iw)
+    return wrap(out, tuple(ins), _NLL, iattrs=attrs, fattrs=(eps,), saved=saved)
 
 
 def _vjp_nll(G, k):
+    C, prob, has_w, ign, none, it, iw = G.iattrs(k)
+    eps = G.fattr(k, 0)
+    lp, tgt, w, den = G.saved(k)
+    g = G.cot(G.out(k, 0))
+    ti, tp = (dev_ints([0])[0], tgt) if prob else (tgt, lp)
     sx = G.inp(k, 0)
-    if not G.wants(sx):
-        return
-    (C,) = G.iattrs(k)
-    (tgt,) = G.saved(k)
-    gx, acc = G.take(sx)
-    launch(_kernels().nll_vjp, gx.size, G.cot(G.out(k, 0)), tgt, gx, C, G.fattr(k, 0), acc)
+    st = G.inp(k, it) if it >= 0 else -1
+    wx, wt = G.wants(sx), st >= 0 and G.wants(st)
+    K = _kernels()
+    if wx or wt:
+        gx, ax = G.take(sx) if wx else (lp, False)
+        gt, at = G.take(st) if wt else (lp, False)
+        launch(K.nll_vjp, lp.size, g, ti, tp, w, lp, bool(has_w), ign, eps, bool(prob), C,
+               bool(none), den, gx, gt, wx, wt, ax, at)  # fmt: skip
+    if iw >= 0 and G.wants(G.inp(k, iw)):
+        gw, acc = G.take(G.inp(k, iw))
+        launch(K.nll_vjp_weight, C, g, tp, lp, eps, C, bool(none), den, gw, acc)
 
 
 VJP[_NLL.code] = _vjp_nll
 
 
 def nll(x, target, weight, ignore_index, red):
-    """F.nll_loss on CUDA: (N, C) log-probabilities, class targets, mean (1) or sum (2)."""
-    if weight is not None or red not in (1, 2):
-        raise rt.not_on_cuda("nll_loss with weight or reduction='none'")
-    if not x.is_cuda:
-        raise device_error(x.device, "cuda:0")
-    n = x._data.shape[0] if x._data.ndim else 1
-    return nll_loss(x, target, 1.0 / n if red == 1 else 1.0, ignore_index)
+    return class_loss(x, target, weight, ignore_index, red, 0.0, False)
 
 
 def cross_entropy(x, target, weight, ignore_index, red, smoothing):
-    """F.cross_entropy on CUDA: log_softmax then the mean (red 1) or sum (red 2) NLL."""
-    if weight is not None or smoothing or red not in (1, 2):
-        raise rt.not_on_cuda("cross_entropy with weight, label_smoothing or reduction='none'")
-    if not x.is_cuda:
-        raise device_error(x.device, "cuda:0")
-    n = x._data.shape[0] if x._data.ndim else 1
-    lp = softmax(x, -1, log=True)
-    return nll_loss(lp, target, 1.0 / n if red == 1 else 1.0, ignore_index)
+    return class_loss(x, target, weight, ignore_index, red, smoothing, True)
 
 
 def mse_loss(a, b, reduction="mean"):
@@ -676,7 +785,9 @@ def _full_operand(v, dt, shape):
 
 def where(cond, a, b):
     if a is None and b is None:
-        raise rt.not_on_cuda("where(condition) (nonzero)")
+        from .index import nonzero_tuple
+
+        return nonzero_tuple(cond)
     if not (isinstance(cond, Tensor) and cond.is_cuda):
         other = a if isinstance(a, Tensor) and a.is_cuda else b
         raise device_error(other.device, getattr(cond, "device", "cpu"))

@@ -152,19 +152,39 @@ class CudaTensor(Tensor):
         self._version += 1
         return self
 
-    def _inplace(self, name, other):
-        self._check_inplace()
-        r = ops.binary(name, self, other)
-        if r._rg:
-            return self._assign(r)
-        if r._data.shape != self._data.shape:
+    def _assign(self, result):
+        """Make this tensor hold `result`: rebound when it records, else stored in place."""
+        if result._rg:
+            return Tensor._assign(self, result)
+        if result._data.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
-                f"shape {list(r._data.shape)}"
+                f"shape {list(result._data.shape)}"
             )
-        ops.launch(ops._kernels().store, r._data.size, self._data.flat, r._data.flat, 0)
+        ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
         self._version += 1
         return self
+
+    def _inplace(self, name, other):
+        self._check_inplace()
+        return self._assign(ops.binary(name, self, other))
+
+    def copy_(self, src):
+        self._check_inplace()
+        if not isinstance(src, Tensor):
+            src = from_host(np.asarray(src, self._data.dtype))
+        elif not src.is_cuda:
+            src = ops.to_cuda(src)
+        src = ops.cast(src, self.dtype)
+        if src._data.shape != self._data.shape:
+            src = src.expand(self._data.shape)
+        return self._assign(ops.clone(src) if src._rg else src)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        self._check_inplace()
+        return self._assign(self.clamp(min, max))
+
+    clip_ = clamp_
 
     # -- arithmetic -----------------------------------------------------------------------
     def __add__(self, other):
@@ -243,7 +263,10 @@ class CudaTensor(Tensor):
     def div_(self, other):
         return self._inplace("div", other)
 
-    __iadd__, __isub__, __imul__, __itruediv__ = add_, sub_, mul_, div_
+    def pow_(self, other):
+        return self._inplace("pow", other)
+
+    __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
     # -- reductions, shapes, linear algebra, softmax -------------------------------------------
     def sum(self, dim=None, keepdim=False, *, dtype=None):
@@ -336,8 +359,19 @@ class CudaTensor(Tensor):
 
     __matmul__ = mm = bmm = matmul
 
+    def dot(self, other):
+        from ...ops.linalg import dot
+
+        return dot(self, other)
+
     def __rmatmul__(self, other):
         return ops.matmul(other, self)
+
+    def outer(self, other):
+        return self.reshape(-1, 1) * other.reshape(1, -1)
+
+    def masked_fill(self, mask, value):
+        return ops.where(mask, value, self)
 
     def argmax(self, dim=None, keepdim=False):
         return ops.arg_best(self, dim, keepdim, True)
@@ -403,6 +437,9 @@ class CudaTensor(Tensor):
     # -- indexing and joins (index.py): gathers by positions computed on the host ----------
     def __getitem__(self, index):
         return _index().getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _index().setitem(self, index, value)
 
     def gather(self, dim, index):
         from ...ops.indexing import gather
@@ -496,6 +533,18 @@ CudaTensor.arcsin, CudaTensor.arccos, CudaTensor.arctan = (
     CudaTensor.atan,
 )
 CudaTensor.negative = CudaTensor.neg
+
+
+def _compare_method(name):
+    def f(self, other):
+        return ops.compare(name, self, other)
+
+    f.__name__ = name
+    return f
+
+
+for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(CudaTensor, _n, _compare_method(_n))
 
 
 def _missing(name):

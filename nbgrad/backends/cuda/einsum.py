@@ -1,0 +1,62 @@
+"""einsum on CUDA, from the recorded CUDA ops: the equation is parsed, validated and split
+into one- and two-operand steps by `ops/einsum.py`; each step here is
+
+* per operand: a diagonal (repeated letter) is a gather whose positions come from NumPy's
+  einsum on the operand's image (`index.image`), and a letter no other term uses is summed;
+* two operands: the letters are batch (both and out), m / n (one and out) and k (both, not
+  out); each operand is permuted to (batch, m, k) / (batch, k, n) and the pair is one
+  batched matmul (the tiled kernel), permuted to the output's letter order.
+
+So every VJP is one of the existing kernels' (gather, sum, permute, bmm): the VJP of an
+operand is the einsum of the cotangent with the other, as on the CPU.
+"""
+
+import math
+
+import numpy as np
+
+from ...ops import indexing as _ix
+from . import runtime as rt
+from .index import image, take
+from .ops import matmul, permute, reduce, view
+
+
+def _to_order(t, sub, order):
+    """t (letters `sub`, all distinct) permuted to the letters' `order`."""
+    perm = tuple(sub.index(c) for c in order)
+    return t if perm == tuple(range(len(perm))) else permute(t, perm)
+
+
+def _single(t, sub, keep):
+    """Diagonals taken and letters outside `keep` summed: returns (tensor, letters)."""
+    uniq = "".join(dict.fromkeys(sub))
+    if uniq != sub:
+        pos = np.ascontiguousarray(np.einsum(f"{sub}->{uniq}", image(t._data.shape)._data))
+        t = take(t, pos, pos.shape, _ix.TAKE["IndexBackward0"])
+        sub = uniq
+    dims = tuple(i for i, c in enumerate(sub) if c not in keep)
+    if dims:
+        t = reduce("sum", t, dims)
+        sub = "".join(c for c in sub if c in keep)
+    return t, sub
+
+
+def einsum2(ts, ops, out, size):
+    if ts[0]._data.dtype.kind != "f":
+        raise rt.not_on_cuda(f"einsum of {ts[0].dtype.name} tensors")
+    if len(ts) == 1:
+        t, sub = _single(ts[0], ops[0], out)
+        return _to_order(t, sub, out)
+    (a, A), (b, B) = _single(ts[0], ops[0], ops[1] + out), _single(ts[1], ops[1], ops[0] + out)
+    batch = [c for c in A if c in B and c in out]
+    m = [c for c in A if c not in B]
+    k = [c for c in A if c in B and c not in out]
+    n = [c for c in B if c not in A]
+
+    def prod(cs):
+        return math.prod(size[c] for c in cs)
+
+    a3 = view(_to_order(a, A, batch + m + k), (prod(batch), prod(m), prod(k)))
+    b3 = view(_to_order(b, B, batch + k + n), (prod(batch), prod(k), prod(n)))
+    y = view(matmul(a3, b3), tuple(size[c] for c in batch + m + n))
+    return _to_order(y, "".join(batch + m + n), out)
