@@ -464,7 +464,7 @@ class _Gen:
         self.alloc(f"v{y}", M if red == NONE else 1, D)
         loss = f"v{y}" if red == NONE else f"v{x}[:0]"
         self.w(
-            f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd({xr}, {t}, {w}, "
+            f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd({xr}, {t}, {xr}[:0], {w}, "
             f"{bool(has_w)}, {ign}, False, {M}, {C}, {eps!r}, lse{k}, {loss}, p{k})"
         )
         self.w(f"badce = max(badce, bad{k})")
@@ -637,7 +637,7 @@ class _Gen:
         if inner == 1 and red != NONE and not has_w:
             flat = f"({init} or nign{k} == 0)"
         self.w(
-            f"_ce_grad({xr}, {t}, {w}, {bool(has_w)}, {ign}, False, {M}, {C}, {inner}, "
+            f"_ce_grad({xr}, {t}, {xr}[:0], {w}, {bool(has_w)}, {ign}, False, {M}, {C}, {inner}, "
             f"{r.fattrs[0]!r}, lse{k}, p{k}, g{y}, {red}, scale{k}, {g}, {init}, {flat})"
         )
         self.done(x)

@@ -120,10 +120,12 @@ def _softmax_rows(x, lo, hi, C, e, m, s, lse, norm):
 
 
 @njit(cache=True, error_model="numpy")
-def _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
+def _ce_range(x, ti, tp, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
     """Rows lo..hi: logsumexps, losses (into `loss` when it has room), softmax (into `p`
     when it has room). Returns (sum of losses, sum of target weights, ignored rows, first
-    bad row or -1)."""
+    bad row or -1). Targets are class indices `ti` or, with `prob`, probabilities `tp`
+    (the other is empty): one signature per dtype for both kinds, which halves the
+    compile work of these parallel kernels."""
     save = p.size > 0
     R = max(1, BLOCK // C)
     e = np.empty(0 if save else R * C, x.dtype)
@@ -144,13 +146,13 @@ def _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
             ls = float(lse[j])
             if prob:
                 v = 0.0
-                tr = t[j * C : (j + 1) * C]
+                tr = tp[j * C : (j + 1) * C]
                 for c in range(C):
                     a = (w[c] if has_w else 1.0) * ((1.0 - eps) * tr[c] + eps / C)
                     v += a * (ls - row[c])
                 wsum += 1.0
             else:
-                tj = int(t[j])
+                tj = int(ti[j])
                 if tj == ignore:
                     nign += 1
                     if loss.size:
@@ -171,14 +173,13 @@ def _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
+def _ce_fwd_par(x, ti, tp, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
     nt = min(M, 64)
     chunk = (M + nt - 1) // nt
     res = np.zeros((nt, 4))
     for q in prange(nt):
-        a, b, c, d = _ce_range(
-            x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, q * chunk, min((q + 1) * chunk, M)
-        )
+        lo, hi = q * chunk, min((q + 1) * chunk, M)
+        a, b, c, d = _ce_range(x, ti, tp, w, has_w, ignore, prob, C, eps, lse, loss, p, lo, hi)
         res[q, 0], res[q, 1], res[q, 2], res[q, 3] = a, b, c, d
     bad = -1
     for q in range(nt):
@@ -189,21 +190,23 @@ def _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
 
 
 @njit(cache=True, error_model="numpy")
-def ce_fwd(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
+def ce_fwd(x, ti, tp, w, has_w, ignore, prob, M, C, eps, lse, loss, p):
     """Rows of x (flat (M, C)): (sum of losses, of target weights, ignored rows, first bad
     row or -1), then the addresses of x, t, w, lse, p for the VJP (one call from Python)."""
     if x.size >= PAR_MIN and M > 1:
-        r = _ce_fwd_par(x, t, w, has_w, ignore, prob, M, C, eps, lse, loss, p)
+        r = _ce_fwd_par(x, ti, tp, w, has_w, ignore, prob, M, C, eps, lse, loss, p)
     else:
-        r = _ce_range(x, t, w, has_w, ignore, prob, C, eps, lse, loss, p, 0, M)
-    return r + (x.ctypes.data, t.ctypes.data, w.ctypes.data, lse.ctypes.data, p.ctypes.data)
+        r = _ce_range(x, ti, tp, w, has_w, ignore, prob, C, eps, lse, loss, p, 0, M)
+    ta = tp.ctypes.data if prob else ti.ctypes.data
+    return r + (x.ctypes.data, ta, w.ctypes.data, lse.ctypes.data, p.ctypes.data)
 
 
 @njit(cache=True, error_model="numpy")
 def _ce_grad_range(
-    x, t, w, has_w, ignore, prob, C, inner, eps, lse, p, g, red, scale, gx, init, flat, lo, hi
+    x, ti, tp, w, has_w, ignore, prob, C, inner, eps, lse, p, g, red, scale, gx, init, flat, lo, hi
 ):
-    """gx (+)= d loss / d x for rows lo..hi; gx has the input's (N, C, inner) layout."""
+    """gx (+)= d loss / d x for rows lo..hi; gx has the input's (N, C, inner) layout.
+    Targets as in `_ce_range`."""
     g0 = g[0] * scale
     if flat:  # inner == 1, one scale for all rows, no weights, no ignored rows (or init)
         k = gx.dtype.type(g0)
@@ -219,7 +222,7 @@ def _ce_grad_range(
             for i in range(pb.size):
                 gb[i] += k * pb[i] - d
         for j in range(lo, hi):
-            tj = int(t[j])
+            tj = int(ti[j])
             if tj == ignore:
                 for c in range(C):
                     gx[j * C + c] = 0
@@ -234,7 +237,7 @@ def _ce_grad_range(
         gb = j // inner * C * inner + j % inner
         pr = p[j * C : (j + 1) * C]
         if prob:
-            tr = t[j * C : (j + 1) * C]
+            tr = tp[j * C : (j + 1) * C]
             A = 0.0
             for c in range(C):
                 A += (w[c] if has_w else 1.0) * ((1.0 - eps) * tr[c] + eps / C)
@@ -246,7 +249,7 @@ def _ce_grad_range(
                 else:
                     gx[gb + c * inner] += v
             continue
-        tj = int(t[j])
+        tj = int(ti[j])
         if tj == ignore:
             if init:
                 for c in range(C):
@@ -296,7 +299,7 @@ def _ce_grad_weight(x, t, C, eps, lse, g, red, scale, gw):
 
 @njit(cache=True, parallel=True, error_model="numpy")
 def _ce_grad_par(
-    x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
+    x, ti, tp, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
 ):
     nt = min(M, 64)
     chunk = (M + nt - 1) // nt
@@ -304,7 +307,8 @@ def _ce_grad_par(
         lo, hi = q * chunk, min((q + 1) * chunk, M)
         _ce_grad_range(
             x,
-            t,
+            ti,
+            tp,
             w,
             has_w,
             ignore,
@@ -326,15 +330,14 @@ def _ce_grad_par(
 
 
 @njit(cache=True, error_model="numpy")
-def _ce_grad(x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat):
+def _ce_grad(
+    x, ti, tp, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
+):
+    a = (x, ti, tp, w, has_w, ignore, prob)
     if M * C >= PAR_MIN:
-        _ce_grad_par(
-            x, t, w, has_w, ignore, prob, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat
-        )
+        _ce_grad_par(*a, M, C, inner, eps, lse, p, g, red, scale, gx, init, flat)
     else:
-        _ce_grad_range(
-            x, t, w, has_w, ignore, prob, C, inner, eps, lse, p, g, red, scale, gx, init, flat, 0, M
-        )
+        _ce_grad_range(*a, C, inner, eps, lse, p, g, red, scale, gx, init, flat, 0, M)
 
 
 @njit(cache=True, error_model="numpy")
@@ -359,48 +362,8 @@ def vjp_cross_entropy(T, k, V):
         gx = cot(T, s_x, V)
         init = first(T, s_x)
         flat = not prob and inner == 1 and red != NONE and not has_w and (init or nign == 0)
-        if prob:
-            _ce_grad(
-                x,
-                t,
-                w,
-                has_w,
-                ignore,
-                True,
-                M,
-                C,
-                inner,
-                eps,
-                lse,
-                p,
-                g,
-                red,
-                scale,
-                gx,
-                init,
-                flat,
-            )
-        else:
-            _ce_grad(
-                x,
-                ti,
-                w,
-                has_w,
-                ignore,
-                False,
-                M,
-                C,
-                inner,
-                eps,
-                lse,
-                p,
-                g,
-                red,
-                scale,
-                gx,
-                init,
-                flat,
-            )
+        a = (x, ti, t, w, has_w, ignore, prob != 0, M, C, inner, eps, lse, p, g, red, scale)
+        _ce_grad(*a, gx, init, flat)
     if it >= 0 and wants(T, in_slot(T, k, it)):
         gt = acc(T, in_slot(T, k, it), V)
         _ce_grad_target(x, t, w, has_w, C, inner, eps, lse, g, red, scale, gt)
@@ -548,7 +511,8 @@ def cross_entropy(
     loss = np.empty(M if red == NONE else 0, xd.dtype)
     p = np.empty(M * C if record and x._rg else 0, xd.dtype)
     ign = int(ignore_index)
-    lsum, wsum, nign, bad, *addrs = ce_fwd(xr, t, w, has_w, ign, prob, M, C, eps, lse, loss, p)
+    ti, tp = (t[:0].astype(np.int64), t) if prob else (t, xr[:0])
+    lsum, wsum, nign, bad, *addrs = ce_fwd(xr, ti, tp, w, has_w, ign, prob, M, C, eps, lse, loss, p)
     if bad >= 0:
         raise IndexError(f"Target {int(t[bad])} is out of bounds.")
     if red == NONE:
