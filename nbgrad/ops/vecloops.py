@@ -136,3 +136,45 @@ def gmul_par(g, o, out, sign, has_o, init):
         lo = min(q * chunk, n)
         hi = min(lo + chunk, n)
         _gmul_range(g[lo:hi], o[lo:hi] if has_o else o[:0], out[lo:hi], c, has_o, init)
+
+
+@njit(cache=True, error_model="numpy")
+def _gscale_range(c, o, out, has_o, init):
+    if has_o:
+        if init:
+            for i in range(out.size):
+                out[i] = c * o[i]
+        else:
+            for i in range(out.size):
+                out[i] += c * o[i]
+    elif init:
+        for i in range(out.size):
+            out[i] = c
+    else:
+        for i in range(out.size):
+            out[i] += c
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _gscale_par(c, o, out, has_o, init):
+    n = out.size
+    chunk = (n + GMUL_CHUNKS - 1) // GMUL_CHUNKS
+    for q in prange(GMUL_CHUNKS):
+        lo = min(q * chunk, n)
+        hi = min(lo + chunk, n)
+        _gscale_range(c, o[lo:hi] if has_o else o[:0], out[lo:hi], has_o, init)
+
+
+GSCALE_PAR_MIN = 1 << 16
+
+
+@njit(cache=True, error_model="numpy")
+def gscale(c, o, out, has_o, init):
+    """out = c * o (`o` unused unless has_o: out = c), or += when not `init`: a VJP whose
+    cotangent is one value broadcast (rowio.bcast) times a saved array, or that value
+    spread out. Parallel on large arrays."""
+    c = out.dtype.type(c)
+    if out.size >= GSCALE_PAR_MIN:
+        _gscale_par(c, o, out, has_o, init)
+    else:
+        _gscale_range(c, o, out, has_o, init)
