@@ -132,3 +132,19 @@ def test_custom_function_reads_it():
 
     got, want = _both(fn)
     np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+PRODUCTS = {
+    "einsum-bmm": lambda m, a, b: m.einsum("bij,bjk->bik", a, b).sum(),
+    "einsum-permuted": lambda m, a, b: m.einsum("bij,bjk->bki", a, b).mean() * 3,
+    "einsum-transposed": lambda m, a, b: m.einsum("bji,bjk->bik", a.transpose(1, 2), b).sum(),
+    "matmul": lambda m, a, b: (a @ b).sum() + (a @ b).mean(),
+    "mm-leaf-twice": lambda m, a, b: (a[0] @ b[0]).sum() + (a[1] @ a[1].T).sum() + a.sum(),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["f32", "f64"])
+@pytest.mark.parametrize("name", list(PRODUCTS))
+def test_products_against_torch(name, dtype):
+    # the product's VJP from row / column sums when its cotangent is one value
+    check(PRODUCTS[name], (2, 3, 4), (2, 4, 5), dtype=dtype)
