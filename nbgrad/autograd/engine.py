@@ -139,7 +139,7 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
         T.ginit[s] = 0
     for s, g in zip(roots.tolist(), seeds):
         if T.gaddr[s]:
-            accumulate(T.gaddr, T.ginit, s, g)
+            accumulate(T.gaddr, T.ginit, T.S, s, g)
     dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
     ctx = address(_CTX)
     i = 0
@@ -163,7 +163,7 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
                 if T.gaddr[s] and T.ginit[s]:
                     shape, dt = _shape_dtype(s)
                     buf = np.empty(shape, dt)
-                    read(T.gaddr, s, buf.reshape(-1))
+                    read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
                     result[s] = buf
             for s in list(result):
                 if not T.ginit[s]:
@@ -189,7 +189,7 @@ def _retained(result):
         if T.S[s, S_PROD] >= 0 and T.gaddr[s] and T.ginit[s]:
             shape, dt = _shape_dtype(s)
             buf = np.empty(shape, dt)
-            read(T.gaddr, s, buf.reshape(-1))
+            read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
             result[s] = buf
 
 
@@ -225,7 +225,7 @@ def _run_custom(k):
         shape, dt = _shape_dtype(s)
         if T.gaddr[s] and T.ginit[s]:
             buf = np.empty(shape, dt)
-            read(T.gaddr, s, buf.reshape(-1))
+            read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
             grads.append(Tensor._make(buf, -1, False))
         elif ctx.materialize_grads:
             grads.append(Tensor._make(np.zeros(shape, dt), -1, False))
@@ -245,7 +245,7 @@ def _run_custom(k):
         gd = g._data
         if gd.shape != shape:
             gd = _sum_to(gd, shape, name, pos)
-        accumulate(T.gaddr, T.ginit, s, contig(gd, dtype=dt).reshape(-1))
+        accumulate(T.gaddr, T.ginit, T.S, s, contig(gd, dtype=dt).reshape(-1))
     assert ni == len(ctx.tensor_positions)
 
 

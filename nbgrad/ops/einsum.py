@@ -8,7 +8,8 @@ pairwise (each pair keeps the letters still needed), so a row has one or two ope
   out), m (A and out), k (A and B) or n (B and out). The forward saves A and B permuted to
   (batch, m, k) and (batch, k, n) (no copy when already so) and runs batched GEMM; the VJP
   is gA = g B^T and gB = A^T g per batch with BLAS (np.dot in Numba), scattered back
-  through the operands' strides.
+  through the operands' strides; below a `sum` (g one value c everywhere, rowio.bcast)
+  those are c times B's row sums and A's column sums, with no GEMM.
 * generic rows (traces, diagonals, sums of a letter only one operand has, ...): the VJP
   walks the whole index space once: gX_i[pos_i] += g[pos_out] * X_j[pos_j].
 In both, the VJP of an operand is the einsum of the cotangent with the other operand.
@@ -22,9 +23,21 @@ from nbgrad._array import contig
 from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.memory import view_as
-from ..backends.cpu.rowio import cot, first, iattr, iattrs, in_slot, out_slot, value, wants
+from ..backends.cpu.rowio import (
+    bcast,
+    bval,
+    cot,
+    first,
+    iattr,
+    iattrs,
+    in_slot,
+    out_slot,
+    value,
+    wants,
+)
 from ..tensor import Tensor
 from .emit import emit
+from .linalg import vjp_const
 from .registry import register
 
 _V = "nbgrad.ops.einsum:"
@@ -92,6 +105,9 @@ def _vjp_blas(T, k, V):
     bshp, bst = iattrs(T, k, p + 1, ndb), iattrs(T, k, p + 1 + ndb, ndb)
     p += 1 + 2 * ndb
     g_id, a_id, b_id = iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
+    if bcast(T, s_y) and a_id and b_id:
+        vjp_const(T, s_a, s_b, V, bval(T, s_y, V), ac, bc)
+        return
     graw = cot(T, s_y, V)
     if g_id:
         gc = graw.reshape((nb, nm, nn))

@@ -17,6 +17,7 @@ from ..backends.cpu.rowio import (
     ndim,
     numel,
     out_slot,
+    push,
     shape,
     step,
     value,
@@ -57,17 +58,12 @@ def vjp_sum(T, k, V):
         return
     g = cot(T, s_y, V)
     scale = g.dtype.type(fattr(T, k, 0))
+    if numel(T, s_y) == 1:  # one value everywhere: kept as one value where it can be
+        push(T, s_x, V, g[0] * scale)
+        return
     n = numel(T, s_x)
     gx = cot(T, s_x, V)
     init = first(T, s_x)
-    if numel(T, s_y) == 1:
-        v = g[0] * scale
-        if init:
-            gx[:] = v
-        else:
-            for i in range(n):
-                gx[i] += v
-        return
     shp = shape(T, s_x)
     st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
     idx = np.zeros(shp.size, np.int64)

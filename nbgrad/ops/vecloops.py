@@ -34,9 +34,10 @@ def _fmax(typingctx, a, b):
 # tests/test_ops_nn.py) without vexp's compensated tail and two-step scaling, so about half
 # the instructions of the loop that dominates softmax and cross-entropy. Results below
 # FLT_MIN (x < -87.34) flush to 0, an absolute error < 1.2e-38 next to a row's largest
-# term, 1; x must be < 88.7 (NaN propagates).
+# term, 1; x must be <= 88 (callers pass x - max <= 0). NaN propagates through the
+# arithmetic (the clamp and flush compare so that NaN keeps x), so there is no upper clamp
+# and no NaN test: 4 fewer vector ops in the loop that dominates softmax (~8% faster).
 _XLO = np.float32(-87.33654)
-_XHI = np.float32(88.0)
 _LOG2E = np.float32(1.442695)
 _SHIFT = np.float32(12582912.0)  # 1.5 * 2**23: x * log2(e) + SHIFT rounds to an integer
 _SHIFT_BITS = 0x4B400000
@@ -53,8 +54,7 @@ _ZERO = np.float32(0.0)
 
 @njit(forceinline=True, cache=True, fastmath=False, error_model="numpy")
 def _exp_flush_f32(x):
-    xc = x if x > _XLO else _XLO
-    xc = xc if xc < _XHI else _XHI
+    xc = _XLO if x < _XLO else x
     kd = xc * _LOG2E + _SHIFT
     n = _f32_bits(kd) - _SHIFT_BITS
     kd = kd - _SHIFT
@@ -67,8 +67,7 @@ def _exp_flush_f32(x):
     p = _fma(p, r, _HALF)
     e = _fma(p, r * r, r) + _ONE
     res = e * _f32_from_bits((n + 127) << 23)
-    res = res if x >= _XLO else _ZERO
-    return res if x == x else x
+    return _ZERO if x < _XLO else res
 
 
 @njit(inline="always", cache=True, fastmath=False)
@@ -136,3 +135,45 @@ def gmul_par(g, o, out, sign, has_o, init):
         lo = min(q * chunk, n)
         hi = min(lo + chunk, n)
         _gmul_range(g[lo:hi], o[lo:hi] if has_o else o[:0], out[lo:hi], c, has_o, init)
+
+
+@njit(cache=True, error_model="numpy")
+def _gscale_range(c, o, out, has_o, init):
+    if has_o:
+        if init:
+            for i in range(out.size):
+                out[i] = c * o[i]
+        else:
+            for i in range(out.size):
+                out[i] += c * o[i]
+    elif init:
+        for i in range(out.size):
+            out[i] = c
+    else:
+        for i in range(out.size):
+            out[i] += c
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
+def _gscale_par(c, o, out, has_o, init):
+    n = out.size
+    chunk = (n + GMUL_CHUNKS - 1) // GMUL_CHUNKS
+    for q in prange(GMUL_CHUNKS):
+        lo = min(q * chunk, n)
+        hi = min(lo + chunk, n)
+        _gscale_range(c, o[lo:hi] if has_o else o[:0], out[lo:hi], has_o, init)
+
+
+GSCALE_PAR_MIN = 1 << 16
+
+
+@njit(cache=True, error_model="numpy")
+def gscale(c, o, out, has_o, init):
+    """out = c * o (`o` unused unless has_o: out = c), or += when not `init`: a VJP whose
+    cotangent is one value broadcast (rowio.bcast) times a saved array, or that value
+    spread out. Parallel on large arrays."""
+    c = out.dtype.type(c)
+    if out.size >= GSCALE_PAR_MIN:
+        _gscale_par(c, o, out, has_o, init)
+    else:
+        _gscale_range(c, o, out, has_o, init)

@@ -27,9 +27,10 @@ from numba import njit, prange
 from nbgrad.ops.scalar import {", ".join(SCALAR_NAMES)}
 from nbgrad.tape import record_small_at_end
 from nbgrad.backends.cpu.vmath import sin_cos_in_range, vcos, vsin
-from nbgrad.ops.vecloops import gmul_par
+from nbgrad.ops.vecloops import gmul_par, gscale
 from nbgrad.backends.cpu.rowio import (
-    out_slot, in_slot, fattr, numel, shape, value, wants, cot, first, acc, bstrides, step)
+    out_slot, in_slot, fattr, numel, shape, value, wants, cot, first, acc, bstrides, step,
+    bcast, bval, push)
 PAR_MIN = {PAR_MIN}
 '''
 
@@ -119,6 +120,32 @@ def _same_shape(dst, rule):
     call = f"gmul_par(g, {other}, g{dst}, {sign}, {m.group(2) is not None}, first(T, s_{dst}))"
     pad = " " * 12
     return f"{pad}if n >= PAR_MIN:\n{pad}    {call}\n{pad}else:\n" + _loops(dst, expr, 16)
+
+
+def _bcast_branch(name, da, db):
+    """For rules of the form g, -g, g * a, g * b on both operands (add, sub, mul): when
+    the output's cotangent is one value c (rowio.bcast, e.g. below a `sum`), the same-shape
+    VJP is c * other, or passes +-c on as one value, without reading a filled buffer."""
+    ms = [_GMUL.match(r.strip()) for r in (da, db)]
+    if None in ms:
+        return ""
+    lines = [
+        "if bcast(T, s_y) and numel(T, s_a) == n and numel(T, s_b) == n:",
+        "    gv = bval(T, s_y, V)",
+    ]
+    for dst, m in zip("ab", ms):
+        sign = "-" if m.group(1) else ""
+        lines.append(f"    if wants(T, s_{dst}):")
+        if m.group(2) is None:
+            lines.append(f"        push(T, s_{dst}, V, {sign}gv)")
+        else:
+            o = m.group(2)
+            lines += [
+                f"        g{dst} = cot(T, s_{dst}, V)",
+                f"        gscale({sign}gv, value(T, s_{o}, V), g{dst}, True, first(T, s_{dst}))",
+            ]
+    lines.append("    return")
+    return "".join("    " + ln + "\n" for ln in lines)
 
 
 def _loads(names):
@@ -217,7 +244,7 @@ def vjp_{name}(T, k, V):
     s_a = in_slot(T, k, 0)
     s_b = in_slot(T, k, 1)
     n = numel(T, s_y)
-    g = cot(T, s_y, V)
+{_bcast_branch(name, da, db)}    g = cot(T, s_y, V)
 {_loads(ew.binary_saves(name, "tt"))}    if numel(T, s_a) == n and numel(T, s_b) == n:
         if wants(T, s_a):
             ga = cot(T, s_a, V)

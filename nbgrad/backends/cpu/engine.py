@@ -16,6 +16,7 @@ from ...tape import (
     SAVES_LIVE,
 )
 from .memory import view_like
+from .rowio import settle
 
 ALIGN = 64
 
@@ -151,15 +152,17 @@ def _add_into(buf, src, init):
 
 
 @njit(cache=True, error_model="numpy")
-def accumulate(gaddr, ginit, s, src):
+def accumulate(gaddr, ginit, S, s, src):
     """Add `src` (flat float32/float64) into slot s's gradient buffer."""
+    settle(gaddr, ginit, S, s)
     _add_into(view_like(gaddr[s], src.size, src), src, ginit[s])
     ginit[s] = 1
 
 
 @njit(cache=True, error_model="numpy")
-def read(gaddr, s, out):
+def read(gaddr, ginit, S, s, out):
     """Copy slot s's gradient into `out` (flat)."""
+    settle(gaddr, ginit, S, s)
     out[:] = view_like(gaddr[s], out.size, out)
 
 

@@ -4,13 +4,25 @@
 the address of slot s's gradient buffer in this sweep (0: s takes no gradient), and
 `ginit[s]` whether anything has been written to it yet, so the first contribution is
 stored and later ones added (no zero-fill pass for the common case).
+
+A cotangent that is one value everywhere (what `sum` and `mean` hand back) may be kept as
+that value alone: `ginit[s] == BCAST`, the value in the buffer's first element. Only
+non-leaf slots of at least one element take this state (their buffers are the sweep's
+own; leaves' buffers become `.grad`). VJPs that know the state read the value with
+`bcast`/`bval` (e.g. mul's VJP computes `c * b` without reading a filled buffer); every
+other reader or writer goes through `cot`/`first`, which fill the buffer first, so every
+kernel stays correct without knowing about it. Outside the sweep, `engine.read` and
+`engine.accumulate` fill it the same way.
 """
 
 import numpy as np
 from numba import njit
 
-from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_NDIM, S_NUMEL, S_SHAPE
-from .memory import view_as
+from ...ops.vecloops import gscale
+from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
+from .memory import v32, v64, view_as
+
+BCAST = 2  # ginit state: the cotangent is buffer[0] everywhere
 
 _inl = dict(inline="always", cache=True, error_model="numpy")
 
@@ -72,19 +84,68 @@ def wants(T, s):
     return T[4][s] != 0
 
 
+@njit(cache=True, error_model="numpy")
+def settle(gaddr, ginit, S, s):
+    """Fill a BCAST cotangent's buffer with its value (a plain written buffer after).
+    Not inlined, and called unconditionally by the inlined `cot`/`first`: with the test
+    inside them, Numba's inliner lost `first`'s store when both were inlined in one
+    kernel (found by tests/test_bcast_cot.py: strided views lost their gradients)."""
+    if ginit[s] != BCAST:
+        return
+    ginit[s] = 1
+    n = S[s, S_NUMEL]
+    if S[s, S_DT] == 0:
+        b32 = v32(gaddr[s], n)
+        gscale(b32[0], b32, b32, False, True)
+    else:
+        b64 = v64(gaddr[s], n)
+        gscale(b64[0], b64, b64, False, True)
+
+
 @njit(**_inl)
 def cot(T, s, V):
+    """s's gradient buffer as a flat array (a BCAST cotangent is filled out first)."""
+    settle(T[4], T[5], T[3], s)
     return view_as(T[4][s], T[3][s, S_NUMEL], V)
 
 
 @njit(**_inl)
 def first(T, s):
     """True for the first write to s's gradient in this sweep (and marks it written)."""
+    settle(T[4], T[5], T[3], s)
     g = T[5]
     if g[s]:
         return False
     g[s] = 1
     return True
+
+
+@njit(**_inl)
+def bcast(T, s):
+    """Whether s's cotangent is one value everywhere (read it with `bval`)."""
+    return T[5][s] == BCAST
+
+
+@njit(**_inl)
+def bval(T, s, V):
+    return view_as(T[4][s], 1, V)[0]
+
+
+@njit(cache=True, error_model="numpy")
+def push(T, s, V, v):
+    """Add the value v everywhere to s's gradient: kept as one value (BCAST) where s's
+    gradient is a fresh or BCAST non-leaf buffer, else written out."""
+    g = T[5]
+    if g[s] == BCAST:
+        b = view_as(T[4][s], 1, V)
+        b[0] += v
+    elif g[s] == 0 and T[3][s, S_PROD] >= 0 and T[3][s, S_NUMEL] > 0:
+        b = view_as(T[4][s], 1, V)
+        b[0] = v
+        g[s] = BCAST
+    else:
+        b = cot(T, s, V)
+        gscale(v, b, b, False, first(T, s))
 
 
 @njit(**_inl)

@@ -22,6 +22,7 @@ from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
 from ..cpu.engine import ALIGN
 from ..cpu.memory import address
+from ..cpu.rowio import BCAST, settle
 from . import runtime as rt
 from .ops import TO_CPU, TO_CUDA, VJP
 from .record import CUDA_DT
@@ -65,10 +66,18 @@ class State:
         return self.T.gaddr[s] != 0
 
     def cot(self, s):
+        self.settle(s)
         return self.buf[s]
+
+    def settle(self, s):
+        """A host cotangent a CPU `sum` left as one value (rowio.BCAST), filled out."""
+        T = self.T
+        if T.ginit[s] == BCAST:
+            settle(T.gaddr, T.ginit, T.S, s)
 
     def take(self, s):
         """Slot s's gradient buffer and whether to add to it (else store)."""
+        self.settle(s)
         acc = bool(self.T.ginit[s])
         self.T.ginit[s] = 1
         return self.buf[s], acc
@@ -208,6 +217,7 @@ def _seed(G, s, g):
 def _copy(G, s):
     """A fresh array holding slot s's gradient (non-leaf results: retain_grad, grad())."""
     shape = G.shape(s)
+    G.settle(s)
     if s in G.dev:
         out = rt.empty(shape, G.buf[s].dtype)
         from .kernels import build
