@@ -663,6 +663,24 @@ def test_module_moves_its_parameters_in_place():
     np.testing.assert_array_equal(w.detach().numpy(), cpu[0].weight.detach().numpy())
 
 
+def test_embedding_and_dropout_modules():
+    """The composites of nn/_fallback.py on the GPU: Embedding (indices checked on the host;
+    padding_idx's row takes no gradient) and Dropout (the mask drawn on the host, as the
+    CPU draws it, and copied)."""
+    res = {}
+    for dev in ("cpu", "cuda"):
+        nb.manual_seed(0)
+        e, d = nb.nn.Embedding(4, 3, padding_idx=1).to(dev), nb.nn.Dropout(0.5)
+        y = d(e(nb.tensor([[0, 1], [1, 3]], device=dev)))
+        (y * nb.arange(12.0, device=dev).reshape(2, 2, 3)).sum().backward()
+        res[dev] = [y.detach().cpu().numpy(), e.weight.grad.cpu().numpy()]
+    for c, g in zip(res["cpu"], res["cuda"]):
+        np.testing.assert_allclose(g, c, rtol=1e-6)
+    assert not res["cuda"][1][1].any()  # the padding row
+    with pytest.raises(IndexError, match="index out of range in self"):
+        nb.nn.Embedding(4, 3).cuda()(nb.tensor([4], device="cuda"))
+
+
 def test_higher_order_refused():
     """The Python sweep (create_graph, batched VJPs, forward mode) has no GPU rules yet: it
     refuses GPU graphs with a clear error instead of computing on the wrong device."""
