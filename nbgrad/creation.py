@@ -87,6 +87,11 @@ def _infer_dtype(data):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     dtype = _dtype.as_dtype(dtype)
+    if isinstance(data, Tensor) and data.is_cuda:  # a copy, on its device unless told
+        t = data.detach().to(device=device or data.device, dtype=dtype, copy=True)
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
     if isinstance(data, Tensor):
         arr = data._data.copy()
     elif isinstance(data, np.ndarray):

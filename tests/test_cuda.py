@@ -4,6 +4,7 @@ semantics and errors. Runs on a GPU when present, else on Numba's CUDA simulator
 thread. The CPU backend is the oracle (itself checked against finite differences and
 PyTorch in the other test files)."""
 
+import copy
 import operator
 import os
 import subprocess
@@ -103,6 +104,7 @@ def test_large_sum_uses_many_blocks():
         (lambda a, b: nb.bmm(a, b), [(2, 3, 4), (2, 4, 5)]),
         (lambda a, b: a @ b, [(2, 3, 4), (4, 5)]),  # batch folded into rows
         (lambda a, b: nb.nn.functional.linear(a, b), [(3, 4), (5, 4)]),
+        (lambda a, b: nb.nn.functional.linear(a, b), [(3, 4), (4,)]),  # a 1-d weight
         (lambda a, b: a @ b, [(3, 4), (4,)]),  # matrix @ vector
         (lambda a, b: a @ b, [(3,), (3, 5)]),  # vector @ matrix
         (lambda a, b: nb.dot(a, b), [(4,), (4,)]),
@@ -241,6 +243,10 @@ def test_factories_and_moves():
     assert x.cuda().cpu().tolist() == [[1.0, 2.0]] and x.to("cuda").is_cuda
     assert x.cuda().to("cpu", nb.float64).dtype == nb.float64
     assert nb.tensor([1, 2], device="cuda").long().cpu().tolist() == [1, 2]
+    c = nb.tensor(x.cuda())  # a copy on the device (as torch.tensor of a tensor)
+    assert c.is_cuda and nb.tensor(c, dtype=nb.float64, device="cpu").dtype == nb.float64
+    c.fill_(5.0)
+    assert x.tolist() == [[1.0, 2.0]] and c.tolist() == [[5.0, 5.0]]
     assert nb.cuda.device_count() >= 1
     nb.cuda.synchronize()
     assert repr(x.cuda()) == "tensor([[1., 2.]], device='cuda:0')"
@@ -344,6 +350,8 @@ def test_selection_indices_and_ties():
         lambda t: t[..., None, 1],
         lambda t: t[:, [0, 2, 2]],  # duplicate indices: their gradients add up
         lambda t: t[t > 0],
+        lambda t: t.masked_select(_idx(X3[0] > 0, t)),  # the mask broadcasts
+        lambda t: t[:, :1].masked_select(_idx(X3[0, :, :1] > 0, t)),  # both broadcast
         lambda t: t[_idx([1, 0], t), _idx([2, 2], t)],
         lambda t: t.gather(2, _idx(np.zeros((2, 3, 2), np.int64), t)),
         lambda t: t.index_select(1, _idx([2, 0, 2], t)),
@@ -397,7 +405,16 @@ def test_setitem():
 def test_inplace_methods():
     check(lambda t: (t * 1).clamp_(-0.5, 0.5).pow_(2), X)
     check(lambda t: nb.zeros(2, 3, device=t.device).copy_(t[:1] * 2), X)  # broadcast source
+    i2 = [[0, 1, 0]]
+    check(lambda t: (t * 1).scatter_add_(0, _idx(i2, t), t[:1] * 2), X)
+    check(lambda t: (t * 1).index_add_(1, _idx([2, 2], t), t[:, :2], alpha=3), X)
+    check(lambda t: (t * 1).index_put_((_idx([1, 1], t),), t[0] * 2, accumulate=True), X)
+    check(lambda t: (t * 1).index_put_((_idx([1], t), _idx([0], t)), t[0, 2] * 2), X)
     x = nb.zeros(2, 3, device="cuda")
+    x.index_add_(1, nb.tensor([0, 0], device="cuda"), nb.ones(2, 2, device="cuda"))
+    x.scatter_add_(0, nb.tensor([[1, 0, 1]], device="cuda"), nb.ones(1, 3, device="cuda"))
+    x.index_put_((nb.tensor([0], device="cuda"), nb.tensor([2], device="cuda")), nb.tensor(9.0))
+    assert x.tolist() == [[2, 1, 9], [3, 0, 1]]
     x.copy_(nb.tensor([1.0, 2.0, 3.0]))  # from the host
     x.clamp_(max=2.5)
     x **= 2
@@ -472,27 +489,132 @@ def test_loss_with_a_broadcast_target():
         check(lambda t, v: nb.nn.functional.l1_loss(t, v), X3, y)
 
 
-def test_ops_without_cuda_kernels_raise_naming_the_op():
-    x = nb.ones(2, 3, device="cuda", requires_grad=True)
-    for call, name in [
-        (lambda: x.masked_select(x > 0), "masked_select"),
-        (lambda: nb.einsum("ij,kj->ik", x.long(), x.long()), "einsum of int64"),
-        (lambda: nb.nn.functional.one_hot(nb.zeros(2, dtype=nb.int64, device="cuda")), "one_hot"),
-    ]:
-        with pytest.raises(NotImplementedError, match=f"'{name}.*' has no CUDA kernel yet"):
-            call()
+def test_integer_and_bool_ops_match_the_cpu():
+    """No gradients here: one_hot, ~, &, |, ^, integer sums and integer/bool einsum give the
+    CPU's values and dtypes exactly."""
+    F = nb.nn.functional
+    ia = RNG.integers(-9, 9, (3, 4))
+    ib = RNG.integers(-9, 9, (4, 2))
+    big = np.array([[2**31 + 1, 5]]), np.array([[2**31 + 3], [7]])  # past float64's 2**53
+    cases = [
+        lambda d: F.one_hot(nb.tensor([0, 3, 1], device=d)),
+        lambda d: F.one_hot(nb.tensor([[2], [0]], device=d), 5),
+        lambda d: ~(nb.tensor(ia, device=d) > 0),
+        lambda d: ~nb.tensor(ia, device=d),
+        lambda d: (nb.tensor(ia, device=d) > 0) & (nb.tensor(ia[0], device=d) < 5),
+        lambda d: (nb.tensor(ia, device=d) > 0) | True,
+        lambda d: nb.tensor(ia, device=d) ^ 3,
+        lambda d: (nb.tensor(ia, device=d) > 0) ^ nb.tensor(ia, device=d),  # bool with int
+        lambda d: (nb.tensor(ia, device=d) > 0).sum(),
+        lambda d: nb.tensor(ia, device=d).sum(1),
+        lambda d: nb.einsum("ij,jk->ik", nb.tensor(ia, device=d), nb.tensor(ib, device=d)),
+        lambda d: nb.einsum("ii,ij->j", nb.tensor(ia[:, :3], device=d), nb.tensor(ia, device=d)),
+        lambda d: nb.einsum("ij->j", nb.tensor(ia, dtype=nb.int32, device=d)),
+        lambda d: nb.einsum("ij,jk->ik", *(nb.tensor(a, device=d) > 0 for a in (ia, ib))),
+        lambda d: nb.einsum("ij,jk", *(nb.tensor(a, device=d) for a in big)),
+    ]
+    for fn in cases:
+        want, got = fn("cpu"), fn("cuda")
+        assert got.is_cuda and got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
+        nb.tensor(ia, device="cuda").mean()
 
-    class Twice(nb.autograd.Function):
+
+def test_errors_match_the_cpu():
+    F = nb.nn.functional
+    for dev in ("cpu", "cuda"):
+        with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes"):
+            F.one_hot(nb.tensor([0, 3], device=dev), 3)
+        with pytest.raises(RuntimeError, match="Class values must be non-negative"):
+            F.one_hot(nb.tensor([-1], device=dev))
+        with pytest.raises(RuntimeError, match="t\\(\\) expects a tensor with <= 2 dimensions"):
+            F.linear(nb.ones(2, 3, device=dev), nb.ones(2, 3, 3, device=dev))
+        with pytest.raises(RuntimeError, match="argmax\\(\\): Expected reduction dim to be"):
+            nb.zeros(0, device=dev).argmax()
+    with pytest.raises(IndexError, match="argmin\\(\\): Expected reduction dim 1 to have non-zero"):
+        nb.zeros(2, 0, device="cuda").argmin(1)
+    assert nb.zeros(2, 0, device="cuda").argmax(0).shape == (0,)  # as torch
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+        nb.ones(2, device="cuda").masked_select(nb.ones(2, device="cuda"))
+
+
+class _Scaled(nb.autograd.Function):
+    """(t * t * k * w, (t * w).sum()): two outputs, a number argument; backward returns t's
+    gradient with an extra leading dim and w's at t's shape (both summed down by the engine)."""
+
+    @staticmethod
+    def forward(ctx, t, k, w):
+        ctx.save_for_backward(t, w)
+        ctx.k = k
+        return t * t * k * w, (t * w).sum()
+
+    @staticmethod
+    def backward(ctx, g, h):
+        t, w = ctx.saved_tensors
+        assert t.device == w.device == g.device == h.device
+        gt = (g * 2 * ctx.k * t * w + h * w).expand(2, *t.shape) / 2
+        return gt, None, g * t * t * ctx.k + h * t
+
+
+def test_custom_function():
+    def fn(t, w):
+        y, s = _Scaled.apply(t.exp(), 3.0, w)
+        return y.sin() * s
+
+    check(fn, X, RNG.standard_normal(3))
+    x = nb.tensor(X, device="cuda", requires_grad=True)
+    y, _ = _Scaled.apply(x, 2.0, nb.ones(3, device="cuda"))
+    assert y.is_cuda and y.grad_fn.name() == "_ScaledBackward"
+    y.sum().backward()  # materialized zeros for the unused output
+    np.testing.assert_allclose(x.grad.cpu().numpy(), 4 * X)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second"):
+        y.sum().backward()
+
+
+def _function(backward, setup=None):
+    class Fn(nb.autograd.Function):
         @staticmethod
         def forward(ctx, t):
-            return t * 2
+            if setup:
+                setup(ctx)
+            return t * 2, t * 3
 
         @staticmethod
-        def backward(ctx, g):
-            return g * 2
+        def backward(ctx, g, h):
+            return backward(g, h)
 
-    with pytest.raises(NotImplementedError, match="custom autograd.Function with CUDA"):
-        Twice.apply(x)
+    return Fn
+
+
+def test_custom_function_checks_its_gradients():
+    x = nb.ones(2, 3, device="cuda", requires_grad=True)
+    for bw, msg in [
+        (lambda g, h: g.cpu(), "invalid gradient at index 0 - expected device cuda:0 but got cpu"),
+        (lambda g, h: g[:, :2], "got \\[2, 2\\] but expected shape compatible with \\[2, 3\\]"),
+        (lambda g, h: (g, g), "returned an incorrect number of gradients \\(expected 1, got 2"),
+    ]:
+        with pytest.raises(RuntimeError, match=msg):
+            _function(bw).apply(x)[0].sum().backward()
+    seen = []
+
+    def no_materialize(ctx):
+        ctx.set_materialize_grads(False)
+
+    _function(lambda g, h: seen.append(h) or g * 2, no_materialize).apply(x)[0].sum().backward()
+    assert seen == [None] and x.grad.tolist() == [[2.0] * 3] * 2
+    with pytest.raises(NotImplementedError, match="mixing CPU and CUDA tensors"):
+
+        class ToHost(nb.autograd.Function):
+            @staticmethod
+            def forward(ctx, t):
+                return t.cpu()
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.cuda()
+
+        ToHost.apply(x)
 
 
 def test_unavailable_without_gpu_or_simulator():
@@ -530,9 +652,33 @@ def test_module_moves_its_parameters_in_place():
     for pc, pg in zip(cpu.parameters(), gpu.parameters()):
         assert pg.grad.is_cuda
         np.testing.assert_allclose(pg.grad.cpu().numpy(), pc.grad.numpy(), rtol=1e-4, atol=1e-6)
+    twin = copy.deepcopy(gpu)  # copies on the device, parameters stay CUDA parameters
+    tw = twin[0].weight
+    assert type(tw) is type(w) and tw.is_cuda and tw.grad.is_cuda and tw is not w
+    np.testing.assert_array_equal(tw.detach().cpu().numpy(), w.detach().cpu().numpy())
+    tw.detach().fill_(0.0)
+    assert w.detach().cpu().numpy().any()
     gpu.cpu()
     assert type(w) is nn.Parameter and not w.is_cuda and w.grad.device.type == "cpu"
     np.testing.assert_array_equal(w.detach().numpy(), cpu[0].weight.detach().numpy())
+
+
+def test_embedding_and_dropout_modules():
+    """The composites of nn/_fallback.py on the GPU: Embedding (indices checked on the host;
+    padding_idx's row takes no gradient) and Dropout (the mask drawn on the host, as the
+    CPU draws it, and copied)."""
+    res = {}
+    for dev in ("cpu", "cuda"):
+        nb.manual_seed(0)
+        e, d = nb.nn.Embedding(4, 3, padding_idx=1).to(dev), nb.nn.Dropout(0.5)
+        y = d(e(nb.tensor([[0, 1], [1, 3]], device=dev)))
+        (y * nb.arange(12.0, device=dev).reshape(2, 2, 3)).sum().backward()
+        res[dev] = [y.detach().cpu().numpy(), e.weight.grad.cpu().numpy()]
+    for c, g in zip(res["cpu"], res["cuda"]):
+        np.testing.assert_allclose(g, c, rtol=1e-6)
+    assert not res["cuda"][1][1].any()  # the padding row
+    with pytest.raises(IndexError, match="index out of range in self"):
+        nb.nn.Embedding(4, 3).cuda()(nb.tensor([4], device="cuda"))
 
 
 def test_higher_order_refused():

@@ -265,18 +265,24 @@ def _check_custom(ctx, res):
             )
 
 
-def _sum_to(g, shape, name, pos):
-    """Sum a gradient down to `shape` if `shape` broadcasts to it; else PyTorch's error."""
-    lead = g.ndim - len(shape)
-    ok = lead >= 0 and all(s == gs or s == 1 for s, gs in zip(shape, g.shape[lead:]))
+def _sum_axes(gshape, shape, name, pos):
+    """The axes to sum a gradient of `gshape` over to reach `shape` (which must broadcast
+    to it; else PyTorch's error). The CUDA sweep checks custom gradients with it too."""
+    lead = len(gshape) - len(shape)
+    ok = lead >= 0 and all(s == gs or s == 1 for s, gs in zip(shape, gshape[lead:]))
     if not ok:
         raise RuntimeError(
             f"Function {name} returned an invalid gradient at index {pos} - got "
-            f"{list(g.shape)} but expected shape compatible with {list(shape)}"
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, (s, gs) in enumerate(zip(shape, g.shape[lead:])) if s == 1 and gs != 1
+    return tuple(range(lead)) + tuple(
+        lead + i for i, (s, gs) in enumerate(zip(shape, gshape[lead:])) if s == 1 and gs != 1
     )
+
+
+def _sum_to(g, shape, name, pos):
+    """Sum a gradient down to `shape` if `shape` broadcasts to it; else PyTorch's error."""
+    axes = _sum_axes(g.shape, shape, name, pos)
     return np.add.reduce(g, axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
 
 

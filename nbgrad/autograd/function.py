@@ -4,6 +4,8 @@
 saved object is the ctx. The compiled sweep stops at that row and hands control back to
 Python, which calls `backward(ctx, *grad_outputs)` and checks what it returns: one
 gradient per forward argument, each of its input's shape or broadcastable down to it.
+With CUDA tensors the row is a CUDA row and the GPU sweep does the same
+(`backends/cuda/sweep.py: run_custom`): gradients in and out are CUDA tensors.
 """
 
 import numpy as np
@@ -102,8 +104,6 @@ class Function:
         ctx.fn_cls = cls
         ctx.node_name = cls.__name__ + "Backward"
         tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
-        if any(a.is_cuda for _, a in tensors):
-            raise NotImplementedError("custom autograd.Function with CUDA tensors is not supported")
         record = needs_record([a for _, a in tensors])
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg and record for a in args)
         with no_grad():
@@ -116,19 +116,32 @@ class Function:
         ctx.tensor_positions = tuple(i for i, _ in tensors)
         in_slots = tuple(slot_of(a) for _, a in tensors)
         nondiff = {id(t) for t in ctx.non_differentiable}
-        wrapped, diff_arrays = [], []
+        wrapped = []
         for o in outs:
             if not isinstance(o, Tensor):
                 wrapped.append(o)
-                continue
-            if id(o) in nondiff or o._data.dtype.kind != "f":
+            elif o.is_cuda:  # CudaTensor._make (its storage is always contiguous)
+                rg = id(o) not in nondiff and o.is_floating_point()
+                wrapped.append(type(o)._make(o._data, -1, rg))
+            elif id(o) in nondiff or o._data.dtype.kind != "f":
                 wrapped.append(Tensor._make(o._data, -1, False))
-                continue
-            data = o._data if o._data.flags.c_contiguous else contig(o._data)
-            wrapped.append(Tensor._make(data, -1, True))
-            diff_arrays.append(data)
+            else:
+                data = o._data if o._data.flags.c_contiguous else contig(o._data)
+                wrapped.append(Tensor._make(data, -1, True))
         diff = [w for w in wrapped if isinstance(w, Tensor) and w._rg]
         if not diff:
+            return wrapped[0] if single else tuple(wrapped)
+        cuda = [t.is_cuda for t in diff] + [a.is_cuda for _, a in tensors if a._rg]
+        if any(cuda):  # a CUDA row: the GPU sweep runs its backward (sweep.run_custom)
+            if not all(cuda):
+                raise NotImplementedError(
+                    "custom autograd.Function mixing CPU and CUDA tensors that take gradients "
+                    "is not supported"
+                )
+            from ..backends.cuda.record import record_custom
+
+            for s, w in zip(record_custom(_CODE, [w._data for w in diff], in_slots, ctx), diff):
+                w._slot = s
             return wrapped[0] if single else tuple(wrapped)
         out_slots = tuple(TAPE.new_slot() for _ in diff)
         # keep the saved tensors' values alive with the row (ctx holds them)

@@ -195,7 +195,11 @@ def _embedding(
     scale_grad_by_freq=False,
     sparse=False,
 ):  # noqa: A002, E501
-    idx = input._data
+    if input.is_cuda != weight.is_cuda:
+        from ..backends.cuda.ops import device_error
+
+        raise device_error(weight.device, input.device)
+    idx = input._data.host() if input.is_cuda else input._data  # checked on the host
     if idx.dtype.kind not in "iu":
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
@@ -211,6 +215,13 @@ def _embedding(
         # a recorded gather: the VJP (a scatter-add) runs inside the compiled sweep
         flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1)), -1, False)
         return select(0, flat).reshape(*idx.shape, weight._data.shape[1])
+    if weight.is_cuda:  # the padding row's value without its gradient (a recorded where)
+        from ..creation import arange
+
+        pad = (arange(n, device="cuda") == padding_idx).reshape(n, 1)
+        w = weight.detach().where(pad, weight)
+        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1)), -1, False)
+        return w.index_select(0, flat).reshape(*idx.shape, weight._data.shape[1])
     return _EmbeddingFn.apply(weight, idx, padding_idx)
 
 
@@ -237,7 +248,8 @@ def _dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     if p == 1.0:
         return input * 0.0
     keep = _rng[0].random(input._data.shape) >= p
-    return input * _const((keep / (1.0 - p)).astype(input._data.dtype))
+    mask = _const((keep / (1.0 - p)).astype(input._data.dtype))  # drawn on the host
+    return input * (mask.cuda() if input.is_cuda else mask)
 
 
 def _flatten(x, start_dim=0, end_dim=-1):

@@ -175,22 +175,32 @@ def one_hot(tensor, num_classes=-1):
         raise TypeError(
             f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
         )
+    if tensor.is_cuda:
+        from ..backends.cuda.ops import one_hot as cuda_one_hot
+
+        return cuda_one_hot(tensor, num_classes)
     d = tensor._data
+    num_classes = _one_hot_classes(d, num_classes)
+    out = np.zeros((d.size, num_classes), np.int64)
+    out[np.arange(d.size), d.reshape(-1)] = 1
+    return Tensor._make(out.reshape(d.shape + (num_classes,)), -1, False)
+
+
+def _one_hot_classes(d, num_classes):
+    """Check one_hot's indices (a host array; PyTorch's errors); the number of classes."""
     if d.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if d.size == 0:
         if num_classes == -1:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return Tensor._make(np.zeros(d.shape + (num_classes,), np.int64), -1, False)
+        return num_classes
     if d.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
-        num_classes = int(d.max()) + 1
-    elif d.max() >= num_classes:
+        return int(d.max()) + 1
+    if d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    out = np.zeros((d.size, num_classes), np.int64)
-    out[np.arange(d.size), d.reshape(-1)] = 1
-    return Tensor._make(out.reshape(d.shape + (num_classes,)), -1, False)
+    return num_classes
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]

@@ -70,7 +70,7 @@ def _copy_tensor(t, memo):
     """A deep copy of a Tensor that owns its own (unrecorded) storage and no tape slot."""
     if isinstance(t, Parameter):
         return t.__deepcopy__(memo)
-    c = Tensor._make(t._data.copy(), -1, False)
+    c = type(t)._make(t._data.copy(), -1, False)  # a CudaTensor stays one
     c._rg = t._rg if t._leaf else False
     memo[id(t)] = c
     return c

@@ -102,9 +102,18 @@ def _compare(name, op):
     )
 
 
+# bitwise &, |, ^ and ~ (bool or integer tensors, no gradient): compiled per dtype
+BITWISE = {"and": "&", "or": "|", "xor": "^"}
+_NOT = _kernel("not_b", "a, o", "        o[i] = not a[i]\n") + _kernel(
+    "not_i", "a, o", "        o[i] = ~a[i]\n"
+)
+
+
 def elementwise_source():
-    parts = [_HEADER]
+    parts = [_HEADER, _NOT]
     for name, op in COMPARE.items():
+        parts.append(_compare(name, op))
+    for name, op in BITWISE.items():
         parts.append(_compare(name, op))
     for name, (_, f, vjp) in ew.UNARY.items():
         parts.append(_unary(name, f, vjp))

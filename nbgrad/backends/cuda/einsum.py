@@ -8,17 +8,19 @@ into one- and two-operand steps by `ops/einsum.py`; each step here is
   batched matmul (the tiled kernel), permuted to the output's letter order.
 
 So every VJP is one of the existing kernels' (gather, sum, permute, bmm): the VJP of an
-operand is the einsum of the cotangent with the other, as on the CPU.
+operand is the einsum of the cotangent with the other, as on the CPU. Integer operands
+(and bools; no gradient) run the same steps in int64: the sum and matmul kernels have exact
+int64-accumulating variants.
 """
 
 import math
 
 import numpy as np
 
+from ... import _dtype
 from ...ops import indexing as _ix
-from . import runtime as rt
 from .index import image, take
-from .ops import matmul, permute, reduce, view
+from .ops import cast, matmul, permute, reduce, view
 
 
 def _to_order(t, sub, order):
@@ -42,8 +44,16 @@ def _single(t, sub, keep):
 
 
 def einsum2(ts, ops, out, size):
-    if ts[0]._data.dtype.kind != "f":
-        raise rt.not_on_cuda(f"einsum of {ts[0].dtype.name} tensors")
+    dt = ts[0].dtype
+    if dt.is_floating_point:
+        return _einsum2(ts, ops, out, size)
+    # integers and bools: computed in int64 by the integer kernels (exact), then cast to the
+    # operands' dtype (a bool result is "some product was true", as NumPy's einsum)
+    y = _einsum2([cast(t, _dtype.int64) for t in ts], ops, out, size)
+    return cast(y, dt)
+
+
+def _einsum2(ts, ops, out, size):
     if len(ts) == 1:
         t, sub = _single(ts[0], ops[0], out)
         return _to_order(t, sub, out)

@@ -123,78 +123,87 @@ def build():
         cuda.syncthreads()
         return r
 
-    @cuda.jit
-    def sum_all(src, dst, acc, scale):
-        """Block b writes the scaled sum of its grid-stride share of src to dst[b]."""
-        sm = cuda.shared.array(TPB, f64)
-        i = cuda.grid(1)
-        v = 0.0
-        while i < src.size:
-            v += src[i]
-            i += cuda.gridsize(1)
-        r = block_sum(sm, v) * scale
-        if cuda.threadIdx.x == 0:
-            b = cuda.blockIdx.x
-            if acc:
-                dst[b] += r
-            else:
-                dst[b] = r
+    def summing(adt):
+        """sum_all, sum_dims and bmm accumulating in `adt` (float64 for floats; int64 for
+        integer tensors, exact)."""
 
-    @cuda.jit
-    def sum_dims(src, dst, kshp, kst, rshp, rst, nr, acc, scale):
-        """dst[j] (+)= scale * sum over the reduced dims of src: one block per output."""
-        sm = cuda.shared.array(TPB, f64)
-        j = cuda.blockIdx.x
-        while j < dst.size:
-            base = offset(j, kshp, kst)
-            v = 0.0
-            r = cuda.threadIdx.x
-            while r < nr:
-                v += src[base + offset(r, rshp, rst)]
-                r += TPB
-            s = block_sum(sm, v) * scale
+        @cuda.jit
+        def sum_all(src, dst, acc, scale):
+            """Block b writes the scaled sum of its grid-stride share of src to dst[b]."""
+            sm = cuda.shared.array(TPB, adt)
+            i = cuda.grid(1)
+            v = adt(0)
+            while i < src.size:
+                v += src[i]
+                i += cuda.gridsize(1)
+            r = block_sum(sm, v) * scale
             if cuda.threadIdx.x == 0:
+                b = cuda.blockIdx.x
                 if acc:
-                    dst[j] += s
+                    dst[b] += r
                 else:
-                    dst[j] = s
-            j += cuda.gridDim.x
+                    dst[b] = r
 
-    @cuda.jit
-    def bmm(A, B, C, M, Kd, N, ta, tb, sa, sb, acc):
-        """C[b] (+)= op(A[b]) @ op(B[b]) with shared-memory tiles; op = transpose if ta/tb.
-        sa/sb: batch strides of A/B (0 broadcasts one matrix over the batch)."""
-        tA = cuda.shared.array((T, T), f64)
-        tB = cuda.shared.array((T, T), f64)
-        tx = cuda.threadIdx.x
-        ty = cuda.threadIdx.y
-        n = cuda.blockIdx.x * T + tx
-        m = cuda.blockIdx.y * T + ty
-        b = cuda.blockIdx.z
-        ao = b * sa
-        bo = b * sb
-        s = 0.0
-        for k0 in range(0, Kd, T):
-            ka = k0 + tx
-            if m < M and ka < Kd:
-                tA[ty, tx] = A[ao + (ka * M + m if ta else m * Kd + ka)]
-            else:
-                tA[ty, tx] = 0.0
-            kb = k0 + ty
-            if n < N and kb < Kd:
-                tB[ty, tx] = B[bo + (n * Kd + kb if tb else kb * N + n)]
-            else:
-                tB[ty, tx] = 0.0
-            cuda.syncthreads()
-            for j in range(T):
-                s += tA[ty, j] * tB[j, tx]
-            cuda.syncthreads()
-        if m < M and n < N:
-            c = b * M * N + m * N + n
-            if acc:
-                C[c] += s
-            else:
-                C[c] = s
+        @cuda.jit
+        def sum_dims(src, dst, kshp, kst, rshp, rst, nr, acc, scale):
+            """dst[j] (+)= scale * sum over the reduced dims of src: one block per output."""
+            sm = cuda.shared.array(TPB, adt)
+            j = cuda.blockIdx.x
+            while j < dst.size:
+                base = offset(j, kshp, kst)
+                v = adt(0)
+                r = cuda.threadIdx.x
+                while r < nr:
+                    v += src[base + offset(r, rshp, rst)]
+                    r += TPB
+                s = block_sum(sm, v) * scale
+                if cuda.threadIdx.x == 0:
+                    if acc:
+                        dst[j] += s
+                    else:
+                        dst[j] = s
+                j += cuda.gridDim.x
+
+        @cuda.jit
+        def bmm(A, B, C, M, Kd, N, ta, tb, sa, sb, acc):
+            """C[b] (+)= op(A[b]) @ op(B[b]) with shared-memory tiles; op = transpose if ta/tb.
+            sa/sb: batch strides of A/B (0 broadcasts one matrix over the batch)."""
+            tA = cuda.shared.array((T, T), adt)
+            tB = cuda.shared.array((T, T), adt)
+            tx = cuda.threadIdx.x
+            ty = cuda.threadIdx.y
+            n = cuda.blockIdx.x * T + tx
+            m = cuda.blockIdx.y * T + ty
+            b = cuda.blockIdx.z
+            ao = b * sa
+            bo = b * sb
+            s = adt(0)
+            for k0 in range(0, Kd, T):
+                ka = k0 + tx
+                if m < M and ka < Kd:
+                    tA[ty, tx] = A[ao + (ka * M + m if ta else m * Kd + ka)]
+                else:
+                    tA[ty, tx] = 0
+                kb = k0 + ty
+                if n < N and kb < Kd:
+                    tB[ty, tx] = B[bo + (n * Kd + kb if tb else kb * N + n)]
+                else:
+                    tB[ty, tx] = 0
+                cuda.syncthreads()
+                for j in range(T):
+                    s += tA[ty, j] * tB[j, tx]
+                cuda.syncthreads()
+            if m < M and n < N:
+                c = b * M * N + m * N + n
+                if acc:
+                    C[c] += s
+                else:
+                    C[c] = s
+
+        return sum_all, sum_dims, bmm
+
+    sum_all, sum_dims, bmm = summing(f64)
+    isum_all, isum_dims, ibmm = summing(np.int64)
 
     @cuda.jit
     def softmax_rows(x, y, C, log):
@@ -357,6 +366,14 @@ def build():
                     bv = v
                     bi = r
             dst[j] = bi
+            j += cuda.gridsize(1)
+
+    @cuda.jit
+    def one_hot(idx, out, C):
+        """out (flat (n, C)) [i, c] = 1 if idx[i] == c else 0 (idx checked in range)."""
+        j = cuda.grid(1)
+        while j < out.size:
+            out[j] = 1 if idx[j // C] == j % C else 0
             j += cuda.gridsize(1)
 
     @cuda.jit
@@ -593,7 +610,7 @@ def build():
     k = _Kernels()
     for name in (
         "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows ratio nll_vjp "
-        "nll_vjp_weight arg_best "
+        "nll_vjp_weight arg_best isum_all isum_dims ibmm one_hot "
         "take scatter line_pos where where_vjp act act_vjp lines lines_vjp pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])

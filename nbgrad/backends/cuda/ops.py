@@ -284,25 +284,31 @@ def _cstrides(shape):
 
 
 def reduce_dims(src, shape, dims, dst, acc, scale):
-    """dst (+)= scale * src (flat, C-contiguous `shape`) summed over `dims`."""
+    """dst (+)= scale * src (flat, C-contiguous `shape`) summed over `dims` (integer
+    tensors: int64 kernels, exact, scale 1)."""
     st = _cstrides(shape)
     keep = [d for d in range(len(shape)) if d not in dims]
     kshp, kst = [shape[d] for d in keep], [st[d] for d in keep]
     rshp, rst = [shape[d] for d in dims], [st[d] for d in dims]
     nr = math.prod(rshp)
     KK = _kernels()
+    ints = dst.dtype.kind != "f"
+    sum_all, sum_dims = (KK.isum_all, KK.isum_dims) if ints else (KK.sum_all, KK.sum_dims)
+    one = 1 if ints else 1.0
+    if ints:
+        scale = 1
     if not keep:  # everything: per-block partial sums, then one block sums those
         nb, tpb = rt.grid(src.size)
         if nb == 1:
-            KK.sum_all[1, tpb](src, dst, acc, scale)
+            sum_all[1, tpb](src, dst, acc, scale)
         else:
-            part = rt.cuda().device_array(nb, np.float64)
-            KK.sum_all[nb, tpb](src, part, 0, 1.0)
-            KK.sum_all[1, tpb](part, dst, acc, scale)
+            part = rt.cuda().device_array(nb, np.int64 if ints else np.float64)
+            sum_all[nb, tpb](src, part, 0, one)
+            sum_all[1, tpb](part, dst, acc, scale)
         return
     args = dev_ints([1] + kshp, [0] + kst, [1] + rshp, [0] + rst)
     L = rt.configure()
-    KK.sum_dims[min(dst.size, L.max_blocks * 16), L.tpb](src, dst, *args, nr, acc, scale)
+    sum_dims[min(dst.size, L.max_blocks * 16), L.tpb](src, dst, *args, nr, acc, scale)
 
 
 def sum_to(full, ys, xs, gx, acc):
@@ -325,7 +331,13 @@ _RED = {
 def reduce(name, x, dim=None, keepdim=False, dtype=None):
     if dtype is not None:
         x = cast(x, _dtype.as_dtype(dtype))
-    _float(x, name)
+    if x._data.dtype.kind != "f":  # integer and bool tensors sum to int64 (no gradient)
+        if name == "mean":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
+            )
+        x = cast(x, _dtype.int64)
     shape = x._data.shape
     nd = len(shape)
     if dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0):
@@ -383,6 +395,11 @@ for _n in ("view", "unsqueeze", "squeeze", "squeeze_dim", "clone"):
     VJP[BY_NAME[_n].code] = _vjp_flat
 
 
+def _one(a):
+    """1 as gather's scale: an integer for integer data (copied exactly, no float)."""
+    return 1.0 if a.dtype.kind == "f" else 1
+
+
 def permute(x, perm, name="permute"):
     """A copy with dims permuted (storage is always C-contiguous, as on the CPU)."""
     shape = x._data.shape
@@ -390,7 +407,7 @@ def permute(x, perm, name="permute"):
     out_shape = tuple(shape[p] for p in perm)
     out = rt.empty(out_shape, x._data.dtype)
     shp, sst = dev_ints(out_shape, [st[p] for p in perm])
-    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, 0, 1.0)
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, 0, _one(out))
     return wrap(out, (x,), BY_NAME[name], iattrs=perm)
 
 
@@ -418,7 +435,7 @@ def expand(x, shape):
     xs = x._data.shape
     out = rt.empty(shape, x._data.dtype)
     shp, st = dev_ints(shape, _strides(xs, shape))
-    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, 0, 1.0)
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, 0, _one(out))
     return wrap(out, (x,), BY_NAME["expand"])
 
 
@@ -439,7 +456,8 @@ _MM_FOLD = BY_NAME["matmul_batched"]
 
 def bmm_launch(A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc):
     T = rt.configure().tile
-    _kernels().bmm[((N + T - 1) // T, (M + T - 1) // T, nb), (T, T)](
+    K = _kernels()
+    (K.bmm if C.dtype.kind == "f" else K.ibmm)[((N + T - 1) // T, (M + T - 1) // T, nb), (T, T)](
         A, B, C, M, Kd, N, ta, tb, sa, sb, acc
     )
 
@@ -449,7 +467,8 @@ def matmul(a, b):
         if not (isinstance(t, Tensor) and t.is_cuda):
             other = a if t is b else b
             raise device_error(other.device, t.device)
-        _float(t, "matmul")
+        if t._data.dtype.kind not in "fi":  # integers: int64 accumulation (no gradient)
+            _float(t, "matmul")
     if a.dtype is not b.dtype:
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
@@ -543,9 +562,12 @@ for _op in (*_MM.values(), _MM_FOLD):
 
 
 def linear(x, w, b=None):
-    y = matmul(x, permute(w, (1, 0), "t")) if w._data.ndim == 2 else None
-    if y is None:
-        raise rt.not_on_cuda("linear with a weight that is not 2-d")
+    """x @ w.T (+ b), as the CPU: a 1-d weight is a vector, other shapes go to matmul(x, w.t())
+    and raise its errors."""
+    for t in (x, w):
+        if not t.is_cuda:
+            raise device_error("cuda:0", t.device)
+    y = matmul(x, w if w._data.ndim == 1 else w.t())
     return y if b is None else binary("add", y, b)
 
 
@@ -720,15 +742,24 @@ def mse_loss(a, b, reduction="mean"):
 
 # -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
 def compare(name, a, b):
+    """a <op> b: comparisons (bool results) and, for "and"/"or"/"xor", the bitwise ops of
+    bool and integer tensors (results of the operands' promoted dtype, as NumPy)."""
     a_cuda = isinstance(a, Tensor) and a.is_cuda
     devs = (lambda x: ("cuda:0", x.device)) if a_cuda else (lambda x: (x.device, "cuda:0"))
     a, b = _operand(a, devs), _operand(b, devs)
     if not isinstance(a, Tensor):  # scalar op tensor: flip the comparison
         a, b, name = b, a, {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}.get(name, name)
     K = _ew_kernels()
+    bitwise = name in ("and", "or", "xor")
+    if bitwise:
+        for t in (a, b):
+            if isinstance(t, Tensor) and t._data.dtype.kind not in "bi":
+                raise RuntimeError(f"\"bitwise_{name}_cuda\" not implemented for '{t.dtype.name}'")
+        if a._data.dtype == np.bool_ and not isinstance(b, (bool, np.bool_, Tensor)):
+            a = cast(a, _dtype.int64)  # bool with an integer: integer (as NumPy)
     da = a._data
     if not isinstance(b, Tensor):
-        out = rt.empty(da.shape, np.bool_)
+        out = rt.empty(da.shape, da.dtype if bitwise else np.bool_)
         launch(getattr(K, f"cmp_{name}_ts"), out.size, da.flat, da.dtype.type(b), out.flat)
     else:
         db = b._data
@@ -737,7 +768,7 @@ def compare(name, a, b):
             a, b = cast(a, dt), cast(b, dt)
             da, db = a._data, b._data
         shape = broadcast_shapes(da.shape, db.shape)
-        out = rt.empty(shape, np.bool_)
+        out = rt.empty(shape, da.dtype if bitwise else np.bool_)
         if da.shape == db.shape:
             launch(getattr(K, f"cmp_{name}"), out.size, da.flat, db.flat, out.flat)
         else:
@@ -746,17 +777,48 @@ def compare(name, a, b):
     return _tensor_cls()._make(out, -1, False)
 
 
+def invert(x):
+    """~x: logical not of a bool tensor, bitwise not of an integer one."""
+    d = x._data
+    if d.dtype.kind not in "bi":
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+    out = rt.empty(d.shape, d.dtype)
+    K = _ew_kernels()
+    launch(K.not_b if d.dtype == np.bool_ else K.not_i, out.size, d.flat, out.flat)
+    return _tensor_cls()._make(out, -1, False)
+
+
+def one_hot(t, num_classes):
+    """F.one_hot: the indices are checked on the host (one copy: the CPU's checks need
+    their min and max), the int64 result is written on the device."""
+    from ...nn.functional import _one_hot_classes
+
+    d = t._data
+    if d.dtype != np.int64:
+        _one_hot_classes(np.empty(0, d.dtype), num_classes)  # raises the dtype error
+    C = _one_hot_classes(d.host(), num_classes)
+    out = rt.empty(d.shape + (C,), np.int64)
+    if out.size:
+        launch(_kernels().one_hot, out.size, d.flat, out.flat, C)
+    return _tensor_cls()._make(out, -1, False)
+
+
 def arg_best(x, dim, keepdim, largest):
     d = x._data
+    name = "argmax" if largest else "argmin"
     if dim is None:  # over all elements; keepdim keeps every dim as size 1
+        if d.size == 0:
+            raise RuntimeError(
+                f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
         r = arg_best(view(x.detach(), (d.size,)), 0, False, largest)
         return view(r, (1,) * d.ndim) if keepdim else r
-    if d.size == 0:
-        raise rt.not_on_cuda("argmax/argmin of an empty tensor")
     nd = d.ndim
     dim = _wrap_dim(dim, nd) if nd else 0
     shape = d.shape if nd else (1,)
     n = shape[dim]
+    if n == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
     inner = math.prod(shape[dim + 1 :])
     out_shape = tuple(1 if i == dim else s for i, s in enumerate(shape) if keepdim or i != dim)
     out = rt.empty(out_shape if nd else (), np.int64)

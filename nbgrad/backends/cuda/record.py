@@ -105,3 +105,24 @@ def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
     T.ipos += payload.size
     T.fpos += fa.size
     return s
+
+
+def record_custom(code, outs, in_slots, ctx):
+    """A custom Function's row with CUDA outputs `outs` (CudaArrays): the GPU sweep hands
+    it to Python (`sweep.run_custom`). Returns the outputs' new slots."""
+    ACTIVE[0] = True
+    T = TAPE
+    out_slots = tuple(T.new_slot() for _ in outs)
+    payload = np.array(out_slots + tuple(in_slots), np.int64)
+    T.reserve(payload.size, 0)
+    k = T.n
+    saves = SAVES_LIVE if ctx.to_save else SAVES_NONE  # nothing to free: may run again
+    dt = CUDA_DT + _DT[outs[0].dtype.char]
+    _record(T.R, T.I, T.F, T.S, k, T.ipos, T.fpos, code, dt, len(outs), len(in_slots), payload,
+            np.zeros(0), saves)  # fmt: skip
+    for s, o in zip(out_slots, outs):
+        set_slot(s, o, 1, k)
+    T.saved[k] = ctx
+    T.n = k + 1
+    T.ipos += payload.size
+    return out_slots

@@ -118,6 +118,13 @@ class CudaArray:
         """A view with another shape (shares the buffer)."""
         return CudaArray(self.flat, tuple(shape))
 
+    def copy(self):
+        """A copy on the device (deepcopy)."""
+        out = empty(self.shape, self.dtype)
+        if self.size:
+            out.flat.copy_to_device(self.flat)
+        return out
+
     def host(self):
         out = self.flat.copy_to_host() if self.size else np.empty(0, self.dtype)
         return out.reshape(self.shape)

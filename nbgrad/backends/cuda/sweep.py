@@ -172,7 +172,11 @@ def run(outputs, roots, seeds, retain_graph, wanted_tensors, rows, arena, used, 
         for s, g in zip(roots.tolist(), seeds):
             if T.gaddr[s]:
                 _seed(G, s, g)
-        _sweep(T, G, rows, dev)
+        T.pinned += 1  # a custom Function's backward may record: rows must not move
+        try:
+            _sweep(T, G, rows, dev)
+        finally:
+            T.pinned -= 1
         if restrict:
             for s in wanted_tensors:
                 if s not in result and T.gaddr[s] and T.ginit[s]:
@@ -238,15 +242,21 @@ def _sweep(T, G, rows, dev):
     while i < n:
         k = int(rows[i])
         c = int(R[k, 0])
-        if R[k, 1] >= CUDA_DT:
+        if c == custom:  # Python runs the Function's backward, then the loop resumes
+            if R[k, 1] >= CUDA_DT:
+                run_custom(G, k)
+            else:
+                E._run_custom(k)
+            # Python ran (it may have recorded): the tape arrays may have been reallocated
+            R = T.R
+            G.R, G.I, G.F, G.S = T.R, T.I, T.F, T.S
+            i += 1
+        elif R[k, 1] >= CUDA_DT:
             if T.ginit[G.out(k, 0)]:  # else nothing flowed into this row
                 launcher = VJP.get(c)
                 if launcher is None:
                     raise AssertionError(f"internal error: no CUDA VJP for op code {c}")
                 launcher(G, k)
-            i += 1
-        elif c == custom:
-            E._run_custom(k)
             i += 1
         else:  # a run of CPU rows: the compiled CPU sweep
             j = i
@@ -256,6 +266,63 @@ def _sweep(T, G, rows, dev):
             dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, sub)
             dispatch.sweep(T.R, sub, dispatch.FN, address(_CTX), 0, custom)
             i = j
+
+
+def run_custom(G, k):
+    """A custom Function's CUDA row (`autograd.engine._run_custom` for the GPU): its
+    backward gets the outputs' gradients as CUDA tensors (copies; zeros where none flowed,
+    unless materialize_grads is off) and must return CUDA gradients, each of its input's
+    shape or summed down to it on the device."""
+    from ...autograd import engine as E
+    from ...autograd.grad_mode import no_grad
+    from .kernels import build
+    from .ops import sum_to
+
+    T = G.T
+    ctx = T.saved[k]
+    if ctx.freed:
+        raise RuntimeError(E.SECOND_BACKWARD)
+    K = build()
+    grads = []
+    for j in range(int(G.R[k, R_NOUT])):
+        s = G.out(k, j)
+        if T.gaddr[s] and T.ginit[s]:
+            grads.append(as_tensor(_copy(G, s)))
+        elif ctx.materialize_grads:
+            z = rt.empty(G.shape(s), np.float32 if T.S[s, 3] == 0 else np.float64)
+            b, t = rt.grid(z.size)
+            K.fill[b, t](z.flat, z.dtype.type(0))
+            grads.append(as_tensor(z))
+        else:
+            grads.append(None)
+    with no_grad():
+        res = ctx.fn_cls.backward(ctx, *grads)
+    res = res if isinstance(res, tuple) else (res,)
+    E._check_custom(ctx, res)
+    name = ctx.node_name
+    for j, pos in enumerate(ctx.tensor_positions):
+        s, g = G.inp(k, j), res[pos]
+        if g is None or not T.gaddr[s]:
+            continue
+        if not g.is_cuda:
+            raise RuntimeError(
+                f"Function {name} returned an invalid gradient at index {pos} - expected "
+                f"device cuda:0 but got {g.device}"
+            )
+        shape = G.shape(s)
+        E._sum_axes(g._data.shape, shape, name, pos)  # PyTorch's error if it can't
+        gx, acc = G.take(s)
+        src = g._data.flat
+        if src.dtype != gx.dtype:  # another float dtype (store casts)
+            c = rt.cuda().device_array(src.size, gx.dtype)
+            b, t = rt.grid(c.size)
+            K.store[b, t](c, src, 0)
+            src = c
+        if g._data.shape == shape:
+            b, t = rt.grid(gx.size)
+            K.store[b, t](gx, src, acc)
+        else:
+            sum_to(src, g._data.shape, shape, gx, acc)
 
 
 def as_tensor(buf):

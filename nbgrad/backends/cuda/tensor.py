@@ -137,8 +137,8 @@ class CudaTensor(Tensor):
 
     __str__ = __repr__
 
-    def __deepcopy__(self, memo):
-        raise rt.not_on_cuda("deepcopy")
+    # a leaf's copy on the device (CudaArray.copy); parameters stay CUDA parameters
+    __deepcopy__ = Tensor.__deepcopy__
 
     # -- in place (outside autograd: zero_grad, fills) -------------------------------------
     def zero_(self):
@@ -185,6 +185,18 @@ class CudaTensor(Tensor):
         return self._assign(self.clamp(min, max))
 
     clip_ = clamp_
+
+    def scatter_add_(self, dim, index, src):
+        self._check_inplace()
+        return self._assign(self.scatter_add(dim, index, src))
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        self._check_inplace()
+        return self._assign(self.index_add(dim, index, source, alpha=alpha))
+
+    def index_put_(self, indices, values, accumulate=False):
+        self._check_inplace()
+        return self._assign(self.index_put(indices, values, accumulate))
 
     # -- arithmetic -----------------------------------------------------------------------
     def __add__(self, other):
@@ -372,6 +384,24 @@ class CudaTensor(Tensor):
 
     def masked_fill(self, mask, value):
         return ops.where(mask, value, self)
+
+    def masked_select(self, mask):
+        return _index().masked_select(self, mask)
+
+    # -- bitwise (bool and integer tensors) -------------------------------------------------
+    def __invert__(self):
+        return ops.invert(self)
+
+    def __and__(self, other):
+        return ops.compare("and", self, other)
+
+    def __or__(self, other):
+        return ops.compare("or", self, other)
+
+    def __xor__(self, other):
+        return ops.compare("xor", self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def argmax(self, dim=None, keepdim=False):
         return ops.arg_best(self, dim, keepdim, True)
