@@ -195,10 +195,12 @@ def _retained(result):
 
 def _free(rows):
     T = TAPE
-    codes = T.R[rows, R_CODE]
-    for k in rows[codes == _CUSTOM_CODE].tolist():
-        T.saved[k].release()
-    T.saved[rows[codes != _CUSTOM_CODE]] = None
+    custom = T.R[rows, R_CODE] == _CUSTOM_CODE
+    if custom.any():
+        for k in rows[custom].tolist():
+            T.saved[k].release()
+        rows = rows[~custom]
+    T.saved[rows] = None
 
 
 def _shape_dtype(s):
