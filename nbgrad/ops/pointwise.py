@@ -305,6 +305,7 @@ def as_tensor_like(x, like):
 # `rec_*` kernel computes the result and appends the row in one compiled call; it returns
 # -1 when the tape is full, and the op makes room (which may reallocate TAPE.saved) and
 # runs it again. TAPE.saved is None beyond the tape's end, so rows saving nothing skip it.
+# A Tensor is built only once the op succeeded: its __del__ reads every field.
 _new = object.__new__
 
 
@@ -338,9 +339,6 @@ def _fast_unary(name):
             return unary(name, x)
         d = x._data
         out = np.empty(d.shape, d.dtype)
-        t = _new(Tensor)
-        t._data = out
-        t._aux = None
         if x._rg and STATE.enabled:
             sx = x._slot
             if sx < 0:
@@ -358,15 +356,21 @@ def _fast_unary(name):
                 kp(d, out)
                 sv = None if save is None else save(d, out)
                 T.record_small(code, _DT[d.dtype.char], s, out, 1, sx, 0, 0, 0.0, sv)
+            t = _new(Tensor)
+            t._data = out
             t._slot = s
             t._rg = True
+            t._aux = None
             return t
         if d.size < PAR_MIN:
             k1(d, out)
         else:
             kp(d, out)
+        t = _new(Tensor)
+        t._data = out
         t._slot = -1
         t._rg = False
+        t._aux = None
         return t
 
     f.__name__ = name
@@ -390,9 +394,6 @@ def _fast_binary(name):
             tb = type(b)
             if (tb is float or tb is int) and da.dtype.kind == "f":  # tensor op scalar
                 out = np.empty(da.shape, da.dtype)
-                t = _new(Tensor)
-                t._data = out
-                t._aux = None
                 c = float(b)
                 if a._rg and STATE.enabled:
                     sa = a._slot
@@ -406,20 +407,23 @@ def _fast_binary(name):
                         k = r_ts(da, c, out, _TAPE_ADDR, s, sa, m_ts)
                     if sv_ts is not None:
                         T.saved[k] = sv_ts(da, out)
+                    t = _new(Tensor)
+                    t._data = out
                     t._slot = s
                     t._rg = True
+                    t._aux = None
                     return t
                 k_ts(da, c, out)
+                t = _new(Tensor)
+                t._data = out
                 t._slot = -1
                 t._rg = False
+                t._aux = None
                 return t
             if tb in _TT:
                 db = b._data
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
-                    t = _new(Tensor)
-                    t._data = out
-                    t._aux = None
                     if (a._rg or b._rg) and STATE.enabled:
                         sa = a._slot
                         if sa < 0:
@@ -441,23 +445,26 @@ def _fast_binary(name):
                             sv = None if sv_tt is None else sv_tt(da, db, out)
                             dt = _DT[da.dtype.char]
                             T.record_small(c_tt, dt, s, out, 2, sa, sb, 0, 0.0, sv)
+                        t = _new(Tensor)
+                        t._data = out
                         t._slot = s
                         t._rg = True
+                        t._aux = None
                         return t
                     if da.size < PAR_MIN:
                         k_tt(da, db, out)
                     else:
                         k_par(da, db, out)
+                    t = _new(Tensor)
+                    t._data = out
                     t._slot = -1
                     t._rg = False
+                    t._aux = None
                     return t
         elif type(b) in _TT and (type(a) is float or type(a) is int):  # scalar op tensor
             db = b._data
             if db.dtype.kind == "f":
                 out = np.empty(db.shape, db.dtype)
-                t = _new(Tensor)
-                t._data = out
-                t._aux = None
                 c = float(a)
                 if b._rg and STATE.enabled:
                     sb = b._slot
@@ -471,12 +478,18 @@ def _fast_binary(name):
                         k = r_st(c, db, out, _TAPE_ADDR, s, sb, m_st)
                     if sv_st is not None:
                         T.saved[k] = sv_st(db, out)
+                    t = _new(Tensor)
+                    t._data = out
                     t._slot = s
                     t._rg = True
+                    t._aux = None
                     return t
                 k_st(c, db, out)
+                t = _new(Tensor)
+                t._data = out
                 t._slot = -1
                 t._rg = False
+                t._aux = None
                 return t
         return binary(name, a, b)
 
