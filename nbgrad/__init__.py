@@ -65,9 +65,33 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
-# nn imports ops/losses.py: its kernels must be defined under the hashed cache dir too
+# the ops behind nn's layers define kernels: imported here, under the hashed cache dir too
 # (Numba's own cache would not notice edits to the helpers they inline)
 with _cache.numba_cache_dir():
-    from . import cuda, func, nn, optim  # noqa: E402
-from ._compile import compile  # noqa: E402, A004
+    from . import cuda  # noqa: E402
+    from .ops import linear as _linear  # noqa: E402, F401
+    from .ops import losses as _losses  # noqa: E402, F401
 from .serialization import load, save  # noqa: E402
+
+# nn, optim, func and compile load on first use: a fresh process's first gradient needs
+# none of them, and importing them cost about a tenth of `import nbgrad`
+_LAZY = ("nn", "optim", "func")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")  # optim enters the cache dir
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_LAZY])
+
+
+def compile(fn=None, **kwargs):  # noqa: A001
+    """nbgrad.compile(fn, *, fallback="warn"): see nbgrad/_compile and docs/compile.md."""
+    with _cache.numba_cache_dir():
+        from ._compile import compile as impl
+    return impl(fn, **kwargs)

@@ -118,6 +118,24 @@ def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out
 
 
 @njit(cache=True, error_model="numpy")
+def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, saves):
+    """`_record` at the tape's end, as `record_small_at_end` does for the common row."""
+    d = carray(_voidptr(desc_addr), 11, np.int64)
+    k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
+    if k >= d[D_NR] or ipos + payload.size > d[D_NI] or fpos + fattrs.size > d[D_NF]:
+        return -1
+    R = carray(_voidptr(d[D_R]), (d[D_NR], RW), np.int64)
+    I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
+    F = carray(_voidptr(d[D_F]), d[D_NF], np.float64)
+    S = carray(_voidptr(d[D_S]), (d[D_NS], SW), np.int64)
+    _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves)
+    d[D_N] = k + 1
+    d[D_IPOS] = ipos + payload.size
+    d[D_FPOS] = fpos + fattrs.size
+    return k
+
+
+@njit(cache=True, error_model="numpy")
 def _gc(R, I, F, S, n, live_slot):
     """Mark rows reachable from live slots, compact them in place; return the kept rows.
 
@@ -281,16 +299,8 @@ class Tape:
         for s in [s for s in self.watch if not live[s]]:
             del self.watch[s]
 
-    def new_out_slot(self):
-        """A slot for a new op output (handle count 1)."""
-        free = self.free
-        s = free.pop() if free else self.new_slot()
-        self.handles[s] = 1
-        return s
-
-    def record_small(self, code, dt, out_arr, nin, in0, in1, nf, f0, saved):
-        """The hot path of `record`: one new output slot, 1-2 inputs, 0-1 float attr."""
-        s = self.new_out_slot()
+    def record_small(self, code, dt, s, out_arr, nin, in0, in1, nf, f0, saved):
+        """The common row (see `_record_small`) for the new output slot `s`."""
         saves = SAVES_NONE if saved is None else SAVES_LIVE
         args = (code, dt, s, out_arr, nin, in0, in1, nf, f0, saves)
         k = record_small_at_end(self.desc_addr, *args)
@@ -298,59 +308,31 @@ class Tape:
             self.reserve(3, 1)
             k = record_small_at_end(self.desc_addr, *args)
         self.saved[k] = saved
-        return s
+        return k
 
     def record(self, code, dt, outs, out_arr, ins, iattrs=(), fattrs=(), saved=None):
         """Append a row; `outs` are new slots, the first holding `out_arr` (the caller sets
         the others). `saved` (None: nothing) is kept alive until the graph is freed."""
-        nint = len(outs) + len(ins) + len(iattrs)
-        self.reserve(nint, len(fattrs))
-        k = self.n
-        saves = SAVES_NONE if saved is None else SAVES_LIVE
         nin = len(ins)
-        if len(outs) == 1 and nin <= 2 and nin and not iattrs and len(fattrs) <= 1:
-            _record_small(
-                self.R,
-                self.I,
-                self.F,
-                self.S,
-                k,
-                self.ipos,
-                self.fpos,
-                code,
-                dt,
-                outs[0],
-                out_arr,
-                nin,
-                ins[0],
-                ins[-1],
-                len(fattrs),
-                fattrs[0] if fattrs else 0.0,
-                saves,
+        if len(outs) == 1 and 0 < nin <= 2 and not iattrs and len(fattrs) <= 1:
+            f0 = fattrs[0] if fattrs else 0.0
+            return self.record_small(
+                code, dt, outs[0], out_arr, nin, ins[0], ins[-1], len(fattrs), f0, saved
             )
-        else:
-            _record(
-                self.R,
-                self.I,
-                self.F,
-                self.S,
-                k,
-                self.ipos,
-                self.fpos,
-                code,
-                dt,
-                len(outs),
-                nin,
-                np.array(outs + ins + tuple(iattrs), np.int64),
-                np.array(fattrs, np.float64),
-                out_arr,
-                saves,
-            )
+        # one compiled call appends the row (no Python bookkeeping of the counters)
+        payload = np.array((*outs, *ins, *iattrs), np.int64)
+        fa = np.array(fattrs, np.float64) if len(fattrs) else _NO_FLOATS
+        saves = SAVES_NONE if saved is None else SAVES_LIVE
+        args = (code, dt, len(outs), nin, payload, fa, out_arr, saves)
+        k = record_at_end(self.desc_addr, *args)
+        if k < 0:
+            self.reserve(payload.size, fa.size)
+            k = record_at_end(self.desc_addr, *args)
         self.saved[k] = saved
-        self.n = k + 1
-        self.ipos += nint
-        self.fpos += len(fattrs)
         return k
+
+
+_NO_FLOATS = np.zeros(0, np.float64)
 
 
 TAPE = Tape()

@@ -427,39 +427,21 @@ class Tensor:
     __itruediv__ = div_
     __ipow__ = pow_
 
-    # -- arithmetic --------------------------------------------------------------------
-    def __add__(self, other):
-        return _FAST["add"](self, other)
-
+    # -- arithmetic (the forward operators are bound to the fast paths below the class) --
     def __radd__(self, other):
         return _FAST["add"](other, self)
-
-    def __sub__(self, other):
-        return _FAST["sub"](self, other)
 
     def __rsub__(self, other):
         return _FAST["sub"](other, self)
 
-    def __mul__(self, other):
-        return _FAST["mul"](self, other)
-
     def __rmul__(self, other):
         return _FAST["mul"](other, self)
-
-    def __truediv__(self, other):
-        return _FAST["div"](self, other)
 
     def __rtruediv__(self, other):
         return _FAST["div"](other, self)
 
-    def __pow__(self, other):
-        return _FAST["pow"](self, other)
-
     def __rpow__(self, other):
         return _FAST["pow"](other, self)
-
-    def __neg__(self):
-        return _FAST["neg"](self)
 
     def __pos__(self):
         return self
@@ -905,6 +887,13 @@ from .ops import reduce as _reduce  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
 _FAST = _pw.FAST
+# the operators are the elementwise fast paths themselves: one Python call less per op
+Tensor.__add__ = _FAST["add"]
+Tensor.__sub__ = _FAST["sub"]
+Tensor.__mul__ = _FAST["mul"]
+Tensor.__truediv__ = _FAST["div"]
+Tensor.__pow__ = _FAST["pow"]
+Tensor.__neg__ = _FAST["neg"]
 from . import functions as _fn  # noqa: E402
 
 __all__ = ["Tensor", "is_tensor"]

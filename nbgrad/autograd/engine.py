@@ -10,6 +10,7 @@ import numpy as np
 from nbgrad._array import contig
 
 from ..backends.cpu import dispatch
+from ..backends.cpu import walk as _walk  # noqa: F401  (see below)
 from ..backends.cpu.engine import accumulate, finish, plan, read
 from ..backends.cpu.memory import address
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
@@ -27,6 +28,8 @@ SECOND_BACKWARD = (
     "calling backward."
 )
 _CUSTOM_CODE = BY_NAME[CUSTOM].code
+# _walk (graph.py's kernel) is imported above, not on first use: `import nbgrad` points
+# Numba's cache at nbgrad's own directory while kernels are defined (later, in the tree)
 _EMPTY = np.empty(0, np.int64)
 _CTX = np.zeros(dispatch.CTX_LEN, np.int64)
 _NO_ARENA = np.empty(0, np.uint8)
@@ -195,10 +198,12 @@ def _retained(result):
 
 def _free(rows):
     T = TAPE
-    codes = T.R[rows, R_CODE]
-    for k in rows[codes == _CUSTOM_CODE].tolist():
-        T.saved[k].release()
-    T.saved[rows[codes != _CUSTOM_CODE]] = None
+    custom = T.R[rows, R_CODE] == _CUSTOM_CODE
+    if custom.any():
+        for k in rows[custom].tolist():
+            T.saved[k].release()
+        rows = rows[~custom]
+    T.saved[rows] = None
 
 
 def _shape_dtype(s):

@@ -51,14 +51,6 @@ def _kernels(name):
     return getattr(K, "fwd_" + name)
 
 
-def _saver(saves, names):
-    """A function picking what a row keeps (`saves` ⊆ `names`) from its arrays."""
-    idx = tuple(names.index(v) for v in saves)
-    if not idx:
-        return lambda *arrays: None
-    return lambda *arrays: tuple(arrays[i] for i in idx)
-
-
 def is_scalar(x):
     return isinstance(x, numbers.Number) and not isinstance(x, complex)
 
@@ -308,28 +300,39 @@ def as_tensor_like(x, like):
 
 
 # -- fast paths: the common cases of the hot small-op loop, prebuilt per op -------------
-def _slot(t):
-    s = t._slot
-    return s if s >= 0 else TAPE.leaf_slot(t)
+# Each op costs about a microsecond of Python here, so these functions inline what helpers
+# would do (slot allocation, Tensor construction): a Python call costs ~60 ns. The fused
+# `rec_*` kernel computes the result and appends the row in one compiled call; it returns
+# -1 when the tape is full, and the op makes room (which may reallocate TAPE.saved) and
+# runs it again. TAPE.saved is None beyond the tape's end, so rows saving nothing skip it.
+# A Tensor is built only once the op succeeded: its __del__ reads every field.
+_new = object.__new__
 
 
-def _retry(rec, args):
-    """The tape was full: make room and run the fused kernel+record again."""
-    TAPE.reserve(3, 1)
-    return rec(*args)
+def _saver(saves, names):
+    """A function of `names` returning the tuple a row keeps (`saves` ⊆ `names`), or None
+    when it keeps nothing. Generated, so the hot path builds the tuple directly."""
+    if not saves:
+        return None
+    ns = {}
+    exec(f"def save({', '.join(names)}):\n    return ({', '.join(saves)},)\n", ns)
+    return ns["save"]
 
 
-def _new_slot():
-    free = TAPE.free
-    s = free.pop() if free else TAPE.new_slot()
-    TAPE.handles[s] = 1
-    return s
+def _keeps_scalar(save, name):
+    """PyTorch saves the scalar operand of mul/div/pow: an empty tuple marks such a row as
+    holding saved values (so a second backward through it fails, as in PyTorch)."""
+    if save is None and name in _SAVES_SCALAR:
+        return lambda t, y: ()
+    return save
 
 
 def _fast_unary(name):
     code = _OP[name].code
     k1, kp, rec = (getattr(K, n) for n in (f"fwd_{name}", f"fwd_{name}_par", f"rec_{name}"))
     save = _saver(_UNARY_SAVES[name], ("x", "y"))
+    mode = SAVES_NONE if save is None else SAVES_LIVE
+    T = TAPE
 
     def f(x):
         if type(x) not in _TT or x._data.dtype.kind != "f":
@@ -337,24 +340,38 @@ def _fast_unary(name):
         d = x._data
         out = np.empty(d.shape, d.dtype)
         if x._rg and STATE.enabled:
-            sv = save(d, out)
-            sx = x._slot if x._slot >= 0 else TAPE.leaf_slot(x)
+            sx = x._slot
+            if sx < 0:
+                sx = T.leaf_slot(x)
+            s = T.free.pop() if T.free else T.new_slot()
+            T.handles[s] = 1
             if d.size < PAR_MIN:
-                s = _new_slot()
-                args = (d, out, _TAPE_ADDR, s, sx, SAVES_NONE if sv is None else SAVES_LIVE)
-                k = rec(*args)
-                if k < 0:  # tape full: make room (may reallocate saved)
-                    k = _retry(rec, args)
-                TAPE.saved[k] = sv
+                k = rec(d, out, _TAPE_ADDR, s, sx, mode)
+                if k < 0:
+                    T.reserve(3, 1)
+                    k = rec(d, out, _TAPE_ADDR, s, sx, mode)
+                if save is not None:
+                    T.saved[k] = save(d, out)
             else:
                 kp(d, out)
-                s = TAPE.record_small(code, _DT[d.dtype.char], out, 1, sx, 0, 0, 0.0, sv)
-            return _make(out, s, True)
+                sv = None if save is None else save(d, out)
+                T.record_small(code, _DT[d.dtype.char], s, out, 1, sx, 0, 0, 0.0, sv)
+            t = _new(Tensor)
+            t._data = out
+            t._slot = s
+            t._rg = True
+            t._aux = None
+            return t
         if d.size < PAR_MIN:
             k1(d, out)
         else:
             kp(d, out)
-        return _make(out, -1, False)
+        t = _new(Tensor)
+        t._data = out
+        t._slot = -1
+        t._rg = False
+        t._aux = None
+        return t
 
     f.__name__ = name
     return f
@@ -366,76 +383,114 @@ def _fast_binary(name):
     k_ts, k_st = getattr(K, f"fwd_{name}_ts"), getattr(K, f"fwd_{name}_st")
     r_tt, r_ts, r_st = (getattr(K, f"rec_{name}{v}") for v in ("", "_ts", "_st"))
     sv_tt = _saver(_BINARY_SAVES[(name, "tt")], ("a", "b", "y"))
-    sv_ts = _saver(_BINARY_SAVES[(name, "ts")], ("a", "y"))
-    sv_st = _saver(_BINARY_SAVES[(name, "st")], ("b", "y"))
-    keeps_scalar = name in _SAVES_SCALAR
+    sv_ts = _keeps_scalar(_saver(_BINARY_SAVES[(name, "ts")], ("a", "y")), name)
+    sv_st = _keeps_scalar(_saver(_BINARY_SAVES[(name, "st")], ("b", "y")), name)
+    m_tt, m_ts, m_st = (SAVES_NONE if v is None else SAVES_LIVE for v in (sv_tt, sv_ts, sv_st))
+    T = TAPE
 
     def f(a, b):
         if type(a) in _TT:
             da = a._data
             tb = type(b)
-            if (tb is float or tb is int) and da.dtype.kind == "f":
+            if (tb is float or tb is int) and da.dtype.kind == "f":  # tensor op scalar
                 out = np.empty(da.shape, da.dtype)
                 c = float(b)
                 if a._rg and STATE.enabled:
-                    sv = sv_ts(da, out)
-                    if sv is None and keeps_scalar:
-                        sv = ()
-                    sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
-                    s = _new_slot()
-                    args = (da, c, out, _TAPE_ADDR, s, sa, SAVES_NONE if sv is None else SAVES_LIVE)
-                    k = r_ts(*args)
-                    if k < 0:  # tape full: make room (may reallocate saved)
-                        k = _retry(r_ts, args)
-                    TAPE.saved[k] = sv
-                    return _make(out, s, True)
+                    sa = a._slot
+                    if sa < 0:
+                        sa = T.leaf_slot(a)
+                    s = T.free.pop() if T.free else T.new_slot()
+                    T.handles[s] = 1
+                    k = r_ts(da, c, out, _TAPE_ADDR, s, sa, m_ts)
+                    if k < 0:
+                        T.reserve(3, 1)
+                        k = r_ts(da, c, out, _TAPE_ADDR, s, sa, m_ts)
+                    if sv_ts is not None:
+                        T.saved[k] = sv_ts(da, out)
+                    t = _new(Tensor)
+                    t._data = out
+                    t._slot = s
+                    t._rg = True
+                    t._aux = None
+                    return t
                 k_ts(da, c, out)
-                return _make(out, -1, False)
+                t = _new(Tensor)
+                t._data = out
+                t._slot = -1
+                t._rg = False
+                t._aux = None
+                return t
             if tb in _TT:
                 db = b._data
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
                     if (a._rg or b._rg) and STATE.enabled:
-                        sv = sv_tt(da, db, out)
-                        sa = a._slot if a._slot >= 0 else TAPE.leaf_slot(a)
-                        sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
+                        sa = a._slot
+                        if sa < 0:
+                            sa = T.leaf_slot(a)
+                        sb = b._slot
+                        if sb < 0:
+                            sb = T.leaf_slot(b)
+                        s = T.free.pop() if T.free else T.new_slot()
+                        T.handles[s] = 1
                         if da.size < PAR_MIN:
-                            s = _new_slot()
-                            saves = SAVES_NONE if sv is None else SAVES_LIVE
-                            args = (da, db, out, _TAPE_ADDR, s, sa, sb, saves)
-                            k = r_tt(*args)
-                            if k < 0:  # tape full: make room (may reallocate saved)
-                                k = _retry(r_tt, args)
-                            TAPE.saved[k] = sv
+                            k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
+                            if k < 0:
+                                T.reserve(3, 1)
+                                k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
+                            if sv_tt is not None:
+                                T.saved[k] = sv_tt(da, db, out)
                         else:
                             k_par(da, db, out)
+                            sv = None if sv_tt is None else sv_tt(da, db, out)
                             dt = _DT[da.dtype.char]
-                            s = TAPE.record_small(c_tt, dt, out, 2, sa, sb, 0, 0.0, sv)
-                        return _make(out, s, True)
+                            T.record_small(c_tt, dt, s, out, 2, sa, sb, 0, 0.0, sv)
+                        t = _new(Tensor)
+                        t._data = out
+                        t._slot = s
+                        t._rg = True
+                        t._aux = None
+                        return t
                     if da.size < PAR_MIN:
                         k_tt(da, db, out)
                     else:
                         k_par(da, db, out)
-                    return _make(out, -1, False)
-        elif type(b) in _TT and (type(a) is float or type(a) is int):
+                    t = _new(Tensor)
+                    t._data = out
+                    t._slot = -1
+                    t._rg = False
+                    t._aux = None
+                    return t
+        elif type(b) in _TT and (type(a) is float or type(a) is int):  # scalar op tensor
             db = b._data
             if db.dtype.kind == "f":
                 out = np.empty(db.shape, db.dtype)
                 c = float(a)
                 if b._rg and STATE.enabled:
-                    sv = sv_st(db, out)
-                    if sv is None and keeps_scalar:
-                        sv = ()
-                    sb = b._slot if b._slot >= 0 else TAPE.leaf_slot(b)
-                    s = _new_slot()
-                    args = (c, db, out, _TAPE_ADDR, s, sb, SAVES_NONE if sv is None else SAVES_LIVE)
-                    k = r_st(*args)
-                    if k < 0:  # tape full: make room (may reallocate saved)
-                        k = _retry(r_st, args)
-                    TAPE.saved[k] = sv
-                    return _make(out, s, True)
+                    sb = b._slot
+                    if sb < 0:
+                        sb = T.leaf_slot(b)
+                    s = T.free.pop() if T.free else T.new_slot()
+                    T.handles[s] = 1
+                    k = r_st(c, db, out, _TAPE_ADDR, s, sb, m_st)
+                    if k < 0:
+                        T.reserve(3, 1)
+                        k = r_st(c, db, out, _TAPE_ADDR, s, sb, m_st)
+                    if sv_st is not None:
+                        T.saved[k] = sv_st(db, out)
+                    t = _new(Tensor)
+                    t._data = out
+                    t._slot = s
+                    t._rg = True
+                    t._aux = None
+                    return t
                 k_st(c, db, out)
-                return _make(out, -1, False)
+                t = _new(Tensor)
+                t._data = out
+                t._slot = -1
+                t._rg = False
+                t._aux = None
+                return t
         return binary(name, a, b)
 
     f.__name__ = name

@@ -10,7 +10,10 @@ Generated files are plain Python a reader can open; their names carry the source
 so Numba's cache for them is always fresh.
 """
 
+import contextlib
+import hashlib
 import importlib.util
+import marshal
 import re
 import sys
 
@@ -300,18 +303,39 @@ def elementwise_source():
     return "".join(parts)
 
 
+def _write(path, data):
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)  # atomic: concurrent processes never see a half-written file
+
+
 def load_module(name, source):
-    path = _cache.DIR / f"{name}.py"
-    if not path.exists() or path.read_text() != source:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(source)
-        tmp.replace(path)  # atomic: concurrent processes never see a half-written file
+    """Import generated `source` as module `name` from the cache directory.
+
+    Its bytecode is cached beside it (even where Python writes no .pyc, as under
+    PYTHONDONTWRITEBYTECODE): compiling the elementwise module's source would cost a fresh
+    process tens of milliseconds before its first op."""
     if name in sys.modules:
         return sys.modules[name]
+    path = _cache.DIR / f"{name}.py"
+    key = hashlib.sha1(source.encode()).hexdigest()[:12]  # never pairs a stale bytecode
+    code_path = path.with_suffix(f".{key}.{sys.implementation.cache_tag}.code")
+    code = None
+    if path.exists() and path.read_text() == source:
+        try:
+            code = marshal.loads(code_path.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            pass
+    else:
+        _write(path, source.encode())
+    if code is None:
+        code = compile(source, str(path), "exec")
+        with contextlib.suppress(OSError):
+            _write(code_path, marshal.dumps(code))
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
-    spec.loader.exec_module(mod)
+    exec(code, mod.__dict__)
     return mod
 
 
