@@ -6,8 +6,12 @@ import warnings
 
 import numpy as np
 
+from .. import _cache
 from ..tensor import Tensor
-from . import rowfwd
+
+# the kernels must be defined under the cache dir, however this package is imported
+with _cache.numba_cache_dir():
+    from . import kernels, rowfwd  # noqa: F401
 from .program import build
 from .trace import Untraceable, run_traced, signature
 
