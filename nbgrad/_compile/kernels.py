@@ -8,7 +8,7 @@ program's values are bit-identical to eager execution.
 import numpy as np
 from numba import njit
 
-from ..ops.losses import NONE
+from ..ops.losses import nll_grad
 
 _opts = {"cache": True, "error_model": "numpy"}
 BLOCK = 128  # NumPy's PW_BLOCKSIZE
@@ -174,12 +174,7 @@ def nll_vjp(g, t, w, has_w, ignore, N, C, inner, red, scale, gx, init):
     """`losses.vjp_nll` on arrays: gx (zero-filled on first write) -= g w[t] at targets."""
     if init:
         gx[:] = 0
-    for j in range(N * inner):
-        tj = t[j]
-        if tj == ignore:
-            continue
-        sc = g[j] if red == NONE else g[0] * scale
-        gx[j // inner * C * inner + j % inner + tj * inner] -= sc * (w[tj] if has_w else 1.0)
+    nll_grad(g, t, w, has_w, ignore, N, C, inner, red, scale, gx)
 
 
 @njit(**_opts)

@@ -557,6 +557,18 @@ def nll_fwd(x, t, w, has_w, ignore, N, C, inner, loss):
 
 
 @njit(cache=True, error_model="numpy")
+def nll_grad(g, t, w, has_w, ignore, N, C, inner, red, scale, gx):
+    """gx -= g w[t] at the targets (gx in the input's (N, C, inner) layout); ignored rows
+    get nothing. Shared with compiled mode (_compile/kernels.py)."""
+    for j in range(N * inner):
+        tj = t[j]
+        if tj == ignore:
+            continue
+        sc = g[j] if red == NONE else g[0] * scale
+        gx[j // inner * C * inner + j % inner + tj * inner] -= sc * (w[tj] if has_w else 1.0)
+
+
+@njit(cache=True, error_model="numpy")
 def vjp_nll(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
@@ -566,14 +578,7 @@ def vjp_nll(T, k, V):
     t = vi64(iattr(T, k, 6), N * inner)
     w = view_as(iattr(T, k, 7), C if has_w else 0, V)
     scale = fattr(T, k, 0)
-    g = cot(T, s_y, V)
-    gx = acc(T, s_x, V)
-    for j in range(N * inner):
-        tj = t[j]
-        if tj == ignore:
-            continue
-        sc = g[j] if red == NONE else g[0] * scale
-        gx[j // inner * C * inner + j % inner + tj * inner] -= sc * (w[tj] if has_w else 1.0)
+    nll_grad(cot(T, s_y, V), t, w, has_w, ignore, N, C, inner, red, scale, acc(T, s_x, V))
 
 
 def nll_loss(
