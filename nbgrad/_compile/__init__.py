@@ -88,6 +88,7 @@ class _Replay:
         for f in self.pre:
             f(tensors)
         leaf_t, G, flags = [], [], []
+        merged = False  # a leaf's .grad becomes .grad + the program's buffer
         for src in self.leaves:
             t = self._tensor(src, tensors)
             if t is None:
@@ -103,8 +104,10 @@ class _Replay:
             else:
                 G.append(np.empty(d.shape, d.dtype))
                 flags.append(0)
+                merged = merged or g is not None
         flags = np.array(flags, np.int64) if flags else _NO_FLAGS
         TG = []
+        post = self.post
         for e in self.extras:
             if e[0] == "target":  # checked here: the program indexes with them
                 _, i, C, ign = e
@@ -118,6 +121,12 @@ class _Replay:
                 if shape is not None and (w is None or w._data.shape != shape):
                     return _RETRACE
                 t = np.ascontiguousarray(w._data, dt).reshape(-1)
+            elif e[0] == "sgd":  # the step the program applies (program.fused_step)
+                t = None if merged else self._sgd_rows(leaf_t)
+                if t is None:  # this call steps eagerly after the program
+                    t = np.zeros((len(leaf_t), 6))
+                else:
+                    post = post[1:]
             else:  # "cond": a boolean argument
                 t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
@@ -137,9 +146,29 @@ class _Replay:
                     t._grad = Tensor._make(buf, -1, False)
                 else:
                     t._grad._data += buf
-        for f in self.post:
+        for f in post:
             f(tensors)
         return self._build(self.outputs, res, nv, tensors, leaf_t)
+
+    def _sgd_rows(self, leaf_t):
+        """Per leaf: (1, lr, dampening, weight decay, nesterov, maximize) where SGD.step
+        updates it; None where the program cannot take the step (momentum, or a
+        parameter with a gradient the program does not write)."""
+        pos = {id(t): j for j, t in enumerate(leaf_t)}
+        H = np.zeros((len(leaf_t), 6))
+        for group in self.post[0].optimizer.param_groups:
+            if group["momentum"] != 0:
+                return None
+            h = (1.0, group["lr"], group["dampening"], group["weight_decay"])
+            h += (float(group["nesterov"]), float(group["maximize"]))
+            for p in group["params"]:
+                j = pos.get(id(p))
+                if j is None:
+                    if p._grad is not None:
+                        return None
+                else:
+                    H[j] = h
+        return H
 
     def _build(self, ref, res, nv, tensors, leaf_t):
         kind = ref[0]

@@ -90,6 +90,7 @@ from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp, ma
 from nbgrad._compile.kernels import class_rows, nll_vjp, where_fwd, where_vjp
 from nbgrad.backends.cpu.blas import matmul_into
 from nbgrad.ops.losses import ce_fwd, _ce_grad, nll_fwd
+from nbgrad.optim._kernels import _sgd1 as sgd1
 INF = np.inf
 JIT = njit(cache=True, error_model="numpy")
 '''
@@ -624,6 +625,17 @@ class _Gen:
             f"v{wt}.reshape(({o}, {i_})), " + ", ".join(parts) + ")"
         )
 
+    def sgd_step(self, leaves):
+        """`SGD.step` (no momentum) on the leaves, the same kernel on the same values;
+        row i of the hyperparameters (`_Replay.run` fills them per call from the param
+        groups): update or not, lr, dampening, weight decay, nesterov, maximize."""
+        H = self.extra(("sgd",))
+        for i, s in enumerate(leaves):
+            h = [f"{H}[{i}, {c}]" for c in range(6)]
+            self.w(f"if {h[0]} != 0:")
+            args = f"{h[1]}, 0.0, {h[2]}, {h[3]}, {h[4]} != 0, {h[5]} != 0, False"
+            self.w(f"sgd1(v{s}, g{s}, g{s}, {args})", 2)
+
     def bwd_ce(self, r, k):
         M, C, inner, _, red, ign, has_w = r.iattrs[:7]
         x, y = r.ins[0], r.outs[0]
@@ -892,6 +904,9 @@ def build(tr, tracers):
         if not grad_mode:  # .backward(): leaves' .grad buffers come in, with a flag
             g.flagged.update(leaves)  # saying whether to accumulate into them
         g.backward()
+        if fused_step(tr, grad_mode) is not None and not generic:  # (generic rows may
+            # raise in Python after the program ran: the step must not have happened)
+            g.sgd_step(leaves)
     rets = [f"v{s}" for s in out_values]
     for s in leaves:
         rets.append(f"g{s}" if (s in g.cot or s in g.flagged or not grad_mode) else "None")
@@ -931,6 +946,16 @@ def build(tr, tracers):
         "tape": g.mini,
     }
     return mod.program, layout
+
+
+def fused_step(tr, grad_mode):
+    """The optimizer whose step the program applies after the backward (a plain SGD
+    stepped right after `backward()`: its update is one pass over each gradient), or
+    None. Whether it may, per call, is `_Replay.run`'s check (momentum, other grads)."""
+    from ..optim.sgd import SGD
+
+    opt = getattr(tr.post[0], "optimizer", None) if tr.post and not grad_mode else None
+    return opt if type(opt) is SGD else None
 
 
 def _renumber(src):

@@ -141,7 +141,7 @@ class _Hooks:
         def step(opt, closure=None):
             if closure is not None:
                 hooks.reject("optimizer.step(closure)")
-            hooks.action(lambda ts: hooks.step(opt), "step")
+            hooks.action(_StepAction(opt, hooks.step), "step")
             hooks.inside += 1
             try:
                 return hooks.step(opt, closure)
@@ -226,6 +226,17 @@ class _Hooks:
         self.tr.request_pos = TAPE.n - self.start
         self.results.append(res)
         return res
+
+
+class _StepAction:
+    """The replayed `opt.step()`; `optimizer` lets the program apply a plain SGD step
+    itself (program.fused_step)."""
+
+    def __init__(self, opt, step):
+        self.optimizer, self.step = opt, step
+
+    def __call__(self, ts):
+        self.step(self.optimizer)
 
 
 def _grad_none(t, tr):
