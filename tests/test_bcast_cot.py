@@ -45,7 +45,23 @@ PROGRAMS = {
     "broadcast-operand": lambda m, x, w: ((x * 1.0) - w[:1]).sum() * (w[1:] * 1.0).sum(),
     "expand": lambda m, x, w: (x[:1].expand(3, 5) * w).sum(),
     "in-place": lambda m, x, w: _in_place(x, w),
+    # mul hands a non-leaf c * other kept as c and other (rowio.SCALED): read so by softmax,
+    # filled out by any other reader, by a second contribution, or by a mul of y by itself
+    "log-softmax": lambda m, x, w: (m.log_softmax(x * 1.0, 1) * w).sum(),
+    "softmax-dim0": lambda m, x, w: (m.softmax(x * 1.0, 0) * w).mean(),
+    "softmax-used-twice": lambda m, x, w: _used_twice(m.softmax(x * 1.0, 1), w),
+    "scaled-then-more": lambda m, x, w: _used_twice(x * 1.0, w),
+    "scaled-then-exp": lambda m, x, w: ((x * 1.0).exp() * w).sum(),
+    "y-times-y": lambda m, x, w: (_same(x * 1.0)).sum(),
 }
+
+
+def _used_twice(y, w):
+    return (y * w).sum() + (y * w).mean() + (y * y).sum()
+
+
+def _same(y):
+    return y * y
 
 
 def _in_place(x, w):
@@ -104,9 +120,13 @@ def test_read_out_of_the_sweep():
         y = x * 2
         y.retain_grad()
         z = y * 1.0
+        z.retain_grad()
+        ((z * m.tensor(b)).sum() * 3).backward(retain_graph=True)  # z: c * b, read out
+        r = [z.grad.numpy().copy(), y.grad.numpy().copy()]
+        z.grad = y.grad = x.grad = None
         (gz,) = m.autograd.grad(z.sum() * 3 + y.mean(), z, retain_graph=True)
         (y.sum() * 5).backward()
-        return y.grad.numpy(), gz.numpy(), x.grad.numpy()
+        return r + [y.grad.numpy(), gz.numpy(), x.grad.numpy()]
 
     for got, want in zip(*_both(fn)):
         np.testing.assert_allclose(got, want, rtol=1e-13)
