@@ -39,14 +39,12 @@ PAR_MIN = {PAR_MIN}
 
 
 def _fused(fname, params, code, nin, ins, nf, f0):
-    """`fname` = forward kernel then append its tape row, in one compiled call. The forward
-    kernel gets flat views: the 1-D instance serves every rank (a compile saved per rank)."""
-    flat = ", ".join(p if p == "c" else f"{p}.reshape({p}.size)" for p in params.split(", "))
+    """`fname` = forward kernel then append its tape row, in one compiled call."""
     return f"""
 
 @njit(cache=True, error_model="numpy")
 def rec_{fname}({params}, tape, s_out, {ins}, saves):
-    fwd_{fname}({flat})
+    fwd_{fname}({params})
     dt = 0 if out.itemsize == 4 else 1
     return record_small_at_end(
         tape, {code}, dt, s_out, out, {nin}, {ins if nin == 2 else ins + ", 0"}, {nf}, {f0}, saves)
