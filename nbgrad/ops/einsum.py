@@ -399,7 +399,7 @@ def _einsum2(ts, ops, out, size):
     # Numba's BLAS, as the VJP (NumPy's matmul would start a second BLAS thread pool)
     yc = (np.empty if nk else np.zeros)((nb, nm, nn), a.dtype)
     if yc.size and nk:
-        matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
+        matmul_into(ac.reshape(-1), bc.reshape(-1), yc.reshape(-1), nb, nm, nk, nn, 1, 1)
     canon = batch + m + n
     res = contig(
         yc.reshape([size[c] for c in canon]).transpose([canon.index(c) for c in out])

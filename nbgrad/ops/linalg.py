@@ -165,7 +165,7 @@ def matmul(a, b):
         B = int(np.prod(bsa or bsb))
         kind, attrs = "batched", (B, m, ka, n, 1 if bsa else 0, 1 if bsb else 0)
     out = np.empty((bsa or bsb) + ((m,) if na > 1 else ()) + ((n,) if nb > 1 else ()), da.dtype)
-    matmul_into(da, db, out, *attrs)
+    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *attrs)  # see blas.py
     return emit(_OPS[kind], out, (a, b), iattrs=attrs, saved=(da, db))
 
 
@@ -197,7 +197,7 @@ def bmm(a, b):
     B, m, k = da.shape
     attrs = (B, m, k, db.shape[2], 1, 1)
     out = np.empty((B, m, db.shape[2]), da.dtype)
-    matmul_into(da, db, out, *attrs)
+    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *attrs)  # see blas.py
     return emit(_OPS["bmm"], out, (a, b), iattrs=attrs, saved=(da, db))
 
 

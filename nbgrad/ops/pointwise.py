@@ -69,11 +69,8 @@ def unary(name, x):
         data = data.astype(_dtype.get_default_dtype().np)
         x = Tensor._make(data, -1, False)
     out = np.empty_like(data)
-    k = codegen.K
-    if data.size >= PAR_MIN:
-        getattr(k, f"fwd_{name}_par")(data, out)
-    else:
-        getattr(k, f"fwd_{name}")(data, out)
+    flat = data.reshape(-1), out.reshape(-1)  # one kernel per dtype (as _tensor_tensor)
+    _kernels(name + "_par" if data.size >= PAR_MIN else name)(*flat)
     saves = _UNARY_SAVES[name]
     saved = tuple(data if v == "x" else out for v in saves) or None
     return emit(_OP[name], out, (x,), saved=saved)
@@ -169,10 +166,11 @@ def _tensor_scalar(name, t, c, variant):
     out = np.empty_like(data)
     c = float(c)
     suffix = "_" + variant
+    flat = data.reshape(-1), out.reshape(-1)  # one kernel per dtype (as _tensor_tensor)
     if variant == "ts":
-        _kernels(name + suffix)(data, c, out)
+        _kernels(name + suffix)(flat[0], c, flat[1])
     else:
-        _kernels(name + suffix)(c, data, out)
+        _kernels(name + suffix)(c, *flat)
     saves = _BINARY_SAVES[(name, variant)]
     saved = tuple(data if v in "ab" else out for v in saves)
     if not saved and name not in _SAVES_SCALAR:
@@ -190,22 +188,16 @@ def _tensor_tensor(name, a, b):
     if b.dtype is not dt:
         b = to(b, dt)
     da, db = a._data, b._data
-    if da.shape == db.shape:
-        out = np.empty_like(da)
-        if da.size >= PAR_MIN:
-            _kernels(name + "_par")(da, db, out)
-        else:
-            _kernels(name)(da, db, out)
+    shape = da.shape if da.shape == db.shape else broadcast_shapes(da.shape, db.shape)
+    out = np.empty(shape, dt.np)
+    # flat views: one compiled kernel per dtype, whatever the ranks (the fast paths pass
+    # N-D arrays, a kernel per rank, to save these reshapes)
+    fa, fb, fo = da.reshape(-1), db.reshape(-1), out.reshape(-1)
+    if da.size == db.size == out.size:
+        _kernels(name + "_par" if out.size >= PAR_MIN else name)(fa, fb, fo)
     else:
-        shape = broadcast_shapes(da.shape, db.shape)
-        out = np.empty(shape, dt.np)
-        if da.size == db.size == out.size:
-            _kernels(name)(da, db, out)
-        else:
-            shp = np.array(shape, np.int64)
-            _kernels(name + "_bc")(
-                da, db, out, shp, _strides(da.shape, shape), _strides(db.shape, shape)
-            )
+        st = _strides(da.shape, shape), _strides(db.shape, shape)
+        _kernels(name + "_bc")(fa, fb, fo, np.array(shape, np.int64), *st)
     saves = _BINARY_SAVES[(name, "tt")]
     saved = tuple(da if v == "a" else db if v == "b" else out for v in saves) or None
     return emit(_OP[name], out, (a, b), saved=saved)

@@ -17,8 +17,10 @@ def mm_into(a, b, out):
 
 @njit(cache=True, error_model="numpy")
 def matmul_into(a, b, out, B, m, k, n, ab, bb):
-    """out[i] = a[i or 0] @ b[i or 0] over a batch of B (C-contiguous inputs of any rank
-    whose memory is (B or 1, m, k) and (B or 1, k, n))."""
+    """out[i] = a[i or 0] @ b[i or 0] over a batch of B, for flat C-order arrays holding
+    (B or 1, m, k), (B or 1, k, n) and (B, m, n). Callers pass flat views and int flags
+    (as compiled programs do): one compiled signature per dtype, where N-D operands would
+    compile one per combination of ranks."""
     a3 = a.reshape((B if ab else 1, m, k))
     b3 = b.reshape((B if bb else 1, k, n))
     o3 = out.reshape((B, m, n))

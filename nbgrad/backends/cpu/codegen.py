@@ -38,13 +38,13 @@ PAR_MIN = {PAR_MIN}
 '''
 
 
-def _fused(fname, params, call, code, nin, ins, nf, f0):
+def _fused(fname, params, code, nin, ins, nf, f0):
     """`fname` = forward kernel then append its tape row, in one compiled call."""
     return f"""
 
 @njit(cache=True, error_model="numpy")
 def rec_{fname}({params}, tape, s_out, {ins}, saves):
-    fwd_{fname}({call})
+    fwd_{fname}({params})
     dt = 0 if out.itemsize == 4 else 1
     return record_small_at_end(
         tape, {code}, dt, s_out, out, {nin}, {ins if nin == 2 else ins + ", 0"}, {nf}, {f0}, saves)
@@ -78,7 +78,7 @@ def _fwd_unary(name, f):
         return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    o[i] = {e}\n"
 
     return (
-        _fused(name, "x, out", "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0")
+        _fused(name, "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0")
         + f"""
 @njit(cache=True, error_model="numpy")
 def fwd_{name}(x, out):
@@ -170,7 +170,7 @@ def vjp_{name}(T, k, V):
 
 def _fwd_binary(name, f):
     fused = "".join(
-        _fused(name + v, params, params, registry.BY_NAME[name + v].code, nin, ins, nf, f0)
+        _fused(name + v, params, registry.BY_NAME[name + v].code, nin, ins, nf, f0)
         for v, params, nin, ins, nf, f0 in (
             ("", "a, b, out", 2, "s_a, s_b", 0, "0.0"),
             ("_ts", "a, c, out", 1, "s_a", 1, "c"),
