@@ -503,10 +503,18 @@ class _NoSource(Exception):
 
 
 class _Arg:
-    """An integer tensor argument (or a contiguous reshape of one) used as an index."""
+    """An index that is an integer tensor argument or a view of one (a reshape, a slice,
+    an expand): the view's element offset, shape and byte strides over the argument's
+    C-contiguous data (the same size at every call: the signature fixes its shape)."""
 
-    def __init__(self, i, shape):
-        self.i, self.shape = i, shape
+    def __init__(self, i, off, shape, strides):
+        self.i, self.off, self.shape, self.strides = i, off, shape, strides
+
+    def view(self, t):
+        base = np.ascontiguousarray(t._data).reshape(-1)
+        return np.lib.stride_tricks.as_strided(
+            base[self.off :], self.shape, self.strides, writeable=False
+        )
 
 
 class _Stand:
@@ -516,15 +524,30 @@ class _Stand:
         self.t = Tensor._make(np.broadcast_to(np.zeros((), dtype), shape), -1, False)
 
 
+def _int_source(d, tr):
+    """d as an _Arg: a view of the memory of an integer tensor argument, or None."""
+    a0 = d.__array_interface__["data"][0]
+    lo = sum(min(0, (n - 1) * st) for n, st in zip(d.shape, d.strides))
+    hi = sum(max(0, (n - 1) * st) for n, st in zip(d.shape, d.strides))
+    for i, t in enumerate(tr.used):
+        u = t._data
+        if u.dtype != d.dtype or not u.flags.c_contiguous or not u.size or not d.size:
+            continue
+        b0 = u.__array_interface__["data"][0]
+        if b0 <= a0 + lo and a0 + hi < b0 + u.nbytes and (a0 - b0) % u.itemsize == 0:
+            return _Arg(i, (a0 - b0) // u.itemsize, d.shape, d.strides)
+    return None
+
+
 def _template(x, tr):
     if isinstance(x, Tensor):
         d = x._data
         if d.dtype.kind == "f":
             return _Stand(d.shape, d.dtype)
-        i = tr.int_args.get(d.__array_interface__["data"][0])
-        if i is None or not d.flags.c_contiguous or d.size != int(np.prod(tr.arg_shape[i])):
+        src = _int_source(d, tr)
+        if src is None:
             raise _NoSource
-        return _Arg(i, d.shape)
+        return src
     if isinstance(x, (tuple, list)):
         return type(x)(_template(v, tr) for v in x)
     if isinstance(x, dict):
@@ -534,7 +557,7 @@ def _template(x, tr):
 
 def _fill(x, tensors):
     if isinstance(x, _Arg):
-        return Tensor._make(tensors[x.i]._data.reshape(x.shape), -1, False)
+        return Tensor._make(x.view(tensors[x.i]), -1, False)
     if isinstance(x, _Stand):
         return x.t
     if isinstance(x, (tuple, list)):
