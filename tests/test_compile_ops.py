@@ -166,6 +166,7 @@ def _indexing(w, x, v, i, j, k, m):
     y[k] = v
     return (
         (w[i] * w[i].sin()).sum()
+        + w[[0, 2, 0]].sum()  # a constant index
         + _embedding(i.view(2, 2), w).tanh().sum()
         + x.gather(1, j).pow(2).sum()
         + torch.take_along_dim(x, j, 1).sum() * 0.5
