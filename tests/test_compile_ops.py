@@ -179,7 +179,9 @@ def _indexing(w, x, v, i, j, k, m):
     )
 
 
-@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+# float32 only (the ops' code does not depend on the dtype but for index_add's scaled
+# values, rounded to float32 first; one program less to compile)
+@pytest.mark.parametrize("dtype", [torch.float32])
 def test_indexing_by_arguments_matches_eager(dtype):
     rng = np.random.default_rng(9)
     w = torch.tensor(rng.standard_normal((5, 3)), dtype=dtype, requires_grad=True)
