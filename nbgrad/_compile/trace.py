@@ -130,6 +130,8 @@ class _Hooks:
                 # an argument (its stand-in requires grad, the argument does not)
                 src = next(i for i, u in enumerate(hooks.tr.used) if u is weight)
                 weight = Tensor._make(weight._data, -1, False)
+            elif (len(a) < 3 or a[2]) and hooks.computed_weight(weight):
+                weight = Tensor._make(weight._data, -1, False)
             w, has_w = hooks.check_weight(weight, *a)
             if has_w:  # the loss reads w by address: a replay reads the tensor's data
                 hooks.tr.weights[w.__array_interface__["data"][0]] = src
@@ -201,6 +203,31 @@ class _Hooks:
             return next(i for i, u in enumerate(self.tr.used) if u is t)
         return weakref.ref(t)
 
+    def computed_weight(self, t):
+        """Whether t, a loss weight, requires grad only through the stand-ins (computed
+        inside the function from arguments): eager would see it not requiring grad, so
+        it is passed detached, and the call is not compiled (a replay could not remake
+        it before the program runs)."""
+        if not isinstance(t, Tensor) or not t._rg or id(t) in self.tr.tracers or t._slot < 0:
+            return False
+        T = TAPE
+        stand_ins = {u._slot for u in self.tr.used if id(u) in self.tr.tracers}
+        stack, seen = [t._slot], set()
+        while stack:
+            s = stack.pop()
+            if s < 0 or s in seen:
+                continue
+            seen.add(s)
+            k = int(T.S[s, S_PROD])
+            if k < 0:
+                if s not in stand_ins:  # a leaf that requires grad: eager refuses it too
+                    return False
+                continue
+            p = int(T.R[k, R_IPOS]) + int(T.R[k, R_NOUT])
+            stack.extend(T.I[p : p + int(T.R[k, R_NIN])].tolist())
+        self.reject("a loss weight computed inside the function (pass it as an argument)")
+        return True
+
     def _pointwise_loss(self, kind, input, target, reduction, *a, **k):  # noqa: A002
         """The loss with weight/pos_weight (read by address by its row): their sources
         are kept, and an argument's stand-in is unwrapped (the loss refuses one that
@@ -211,6 +238,9 @@ class _Hooks:
         for j, nm in ((2, "weight"), (3, "pos_weight")):
             t = k.get(nm)
             if isinstance(t, Tensor):
+                if self.computed_weight(t):
+                    k[nm] = Tensor._make(t._data, -1, False)
+                    continue
                 src = self._source(t)
                 srcs[j] = src if isinstance(src, int) else (src, t._data.shape)
                 if id(t) in self.tr.tracers:
