@@ -63,12 +63,14 @@ def _grads(fn):
 # -- einsum ------------------------------------------------------------------------------
 def _einsums(ns, a, b, c, d):
     """BLAS rows (operands and result in GEMM layout, gathered, scattered back, a
-    contraction to a scalar), generic rows (a diagonal, one operand), three operands
-    (contracted pairwise) and a size-1 dim broadcast. a (3, 4), b (4, 5), c (2, 3, 4),
+    contraction to a scalar, one under a sum: its VJP's no-GEMM path), generic rows (a
+    diagonal, one operand), three operands (contracted pairwise) and a size-1 dim
+    broadcast. a (3, 4), b (4, 5), c (2, 3, 4),
     d (3, 3); ns: nbgrad or torch."""
     e = ns.einsum
     return (
         e("ij,jk->ik", a, b).sin().sum()
+        + e("bij,bjk->bik", c, b[:, :3].reshape(1, 4, 3).expand(2, 4, 3)).sum()
         + e("ij,jk->ki", a, b)[1].sum() * 0.5
         + e("bij,bkj->bik", c, c).tanh().sum()
         + e("ij,ij->", a, a)

@@ -553,6 +553,9 @@ class _Gen:
         if self.cot.get(y) != "arr":
             raise Untraceable(f"{r.op}: a cotangent that is not an array")
         self.w(f"TA[{m.slot[y]}] = g{y}.ctypes.data")
+        # a cotangent only full sums wrote: eager's BCAST state (einsum's VJP then takes
+        # its no-GEMM path, as in eager)
+        self.w(f"TB[{m.slot[y]}] = {2 if y in self.bcast else 0}")
         ins = list(dict.fromkeys(r.ins))
         for u in ins:
             if u in self.needs:
@@ -583,6 +586,7 @@ class _Gen:
     def done(self, u):
         self.cot[u] = "arr"
         self.flagged.discard(u)
+        self.bcast.discard(u)
 
     def backward(self):
         tr = self.tr
@@ -614,6 +618,7 @@ class _Gen:
             self.cot[x] = f"sv{k}"
             return
         init = self.init_arg(x)
+        keep = init == "True" or x in self.bcast
         g = self.arr(x)
         self.w(f"if {init}:")
         self.w(f"{g}[:] = sv{k}", 2)
@@ -621,6 +626,8 @@ class _Gen:
         self.w(f"for i in range({self.n(x)}):", 2)
         self.w(f"{g}[i] += sv{k}", 3)
         self.done(x)
+        if keep:  # one value everywhere, as eager's sweep keeps it (a VJP may read it so)
+            self.bcast.add(x)
 
     def bwd_linear(self, r, k):
         m, i_, o, has_b = r.iattrs[:4]
@@ -927,6 +934,7 @@ def build(tr, tracers):
     g = _Gen(tr, wanted, out_values, grad_mode)
     g.extras = []
     g.ce = {}
+    g.bcast = set()  # slots whose cotangent only full sums/means wrote (eager: BCAST)
     g.plan()
     g.run_value = {tr.rows[k].outs[0] for k in g.rows if g.kinds[k] == "ew"}
     generic = [k for k in g.rows if g.kinds[k] == "row"]
