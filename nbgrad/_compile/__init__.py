@@ -52,6 +52,7 @@ class _Replay:
         self.source = layout["source"]
         self.tape = layout["tape"]  # the program's own tape (generic rows): kept alive
         self.tape_args = self.tape.args
+        self.patches = layout["patches"]
 
     def _resolve(self, ref):
         """Output references as indices into the program's results."""
@@ -85,6 +86,9 @@ class _Replay:
             if t is None or t._data.shape != shape:
                 return _RETRACE
             A.append(t._data)
+        keep = self._remake(tensors) if self.patches else ()
+        if keep is _RETRACE or keep is _EAGER:
+            return keep
         for f in self.pre:
             f(tensors)
         leaf_t, G, flags = [], [], []
@@ -131,6 +135,7 @@ class _Replay:
                 t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
         res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args)
+        del keep
         if rowfwd.ERRORS:  # an eager op called back from the program raised
             e = rowfwd.ERRORS[0]
             rowfwd.ERRORS.clear()
@@ -169,6 +174,23 @@ class _Replay:
                 else:
                     H[j] = h
         return H
+
+    def _remake(self, tensors):
+        """The arrays the program's tape reads by address (positions, loss weights),
+        remade from this call's arguments, its tape pointed at them; kept by the caller
+        until the program returns."""
+        I = self.tape.T[1]
+        keep = []
+        for at, make, sizes in self.patches:
+            arrs = make(tensors)
+            if arrs == "retrace":
+                return _RETRACE
+            for p, a, n in zip(at, arrs, sizes):
+                if n is not None and a.size != n:  # a mask selecting another count
+                    return _EAGER
+                I[p] = a.ctypes.data if a.size else 0
+            keep.append(arrs)
+        return keep
 
     def _build(self, ref, res, nv, tensors, leaf_t):
         kind = ref[0]

@@ -118,18 +118,32 @@ def kind_of(tr, row):
             return "row"  # a broadcast bias: the eager op, generically
         return "linear"
     if name in ("cross_entropy", "cross_entropy_ls"):
-        if row.iattrs[3]:  # probability targets
-            raise Untraceable(FALLBACK["cross_entropy_prob"])
         return "ce"
     if name == "nll_loss":
         return "nll"
     if name == "where":
         return "where"
-    if name.startswith("loss_") and (row.iattrs[4] or row.iattrs[5]):
-        raise Untraceable(f"{name} with weight/pos_weight (tensors read by address)")
+    if _by_address(row) is not None:
+        raise Untraceable(f"op {name!r}: " + _by_address(row))
     if name in rowfwd.FWD or name in rowfwd.EAGER:
         return "row"
     raise Untraceable(f"op {name!r}: " + FALLBACK.get(name, "no compiled replay yet"))
+
+
+def _by_address(row):
+    """Why a generic row that reads arrays by address cannot be replayed (None: it can:
+    they are inputs of the row, or the trace kept how to remake them, Row.extra)."""
+    name, ia = row.op, row.iattrs
+    if name.startswith("cross_entropy_prob"):  # target, weight: inputs of the row
+        if ia[8] < 0 or (ia[6] and ia[9] < 0):
+            return FALLBACK[name]
+    elif name == "einsum" and row.extra is None:
+        return "the equation was not found"
+    elif name.startswith("loss_") and (ia[4] or ia[5]) and row.extra is None:
+        return FALLBACK["loss_weight"]
+    elif name in _INDEX and row.extra is None:
+        return FALLBACK[name]
+    return None
 
 
 def has_replay(name):
@@ -149,33 +163,41 @@ def has_replay(name):
     )
 
 
-_BY_VALUE = (
-    "its {} are computed in Python from index values that are not on the tape (an "
-    "integer tensor argument, or the argmax of the values), so a replay cannot recompute "
-    "them"
-)
 # ops that fall back to eager execution, and why (tests/test_compile.py checks this list
-# against the op table, so it cannot silently grow)
+# against the op table, so it cannot silently grow); some entries say when an op that
+# otherwise compiles falls back
+_INDEX = {o.name for o in OPS if o.name.startswith(("take_", "put_", "putadd_"))}
 FALLBACK = {"custom": "a custom autograd.Function has a Python backward"}
-for _o in OPS:
-    if _o.name.startswith(("take_", "put_", "putadd_")):
-        FALLBACK[_o.name] = _BY_VALUE.format("positions")
+for _o in sorted(_INDEX):
+    FALLBACK[_o] = (
+        "its positions are computed in Python from index values: compiled when those come "
+        "from integer tensor arguments of the function (a replay computes them again from "
+        "the new values, and checks them as eager does) or constants"
+    )
+for _n in ("MaxBackward0", "MinBackward0"):
+    FALLBACK["take_" + _n] = "its positions are the argmax/argmin of values computed in Python"
+FALLBACK["take_MaskedSelectBackward0"] = (
+    "masked_select computes its positions in Python from the mask (x[mask] compiles, "
+    "when the mask is an argument and selects as many elements as at the trace)"
+)
+FALLBACK["take_TakeBackward0"] = "recorded by no op"
 FALLBACK.update(
     {
         "where": "its condition is a boolean tensor computed outside autograd: compiled "
         "only when the condition is a tensor argument of the function, of the result's "
         "shape (a replay reads it there); otherwise a replay could not see its new value",
-        "einsum": "the equation string is not on the tape row (only the contraction's "
-        "saved operands, by address)",
-        "einsum_bmm": "the equation string is not on the tape row",
         "nll_loss": "its targets are read by address: compiled when they are an int64 "
         "tensor argument",
         "cross_entropy": "its targets are read by address: compiled when they are an "
         "int64 tensor argument",
-        "cross_entropy_prob": "probability targets: the row reads its operands by address",
-        "cross_entropy_prob_sum": "probability targets: the row reads its operands by address",
+        "cross_entropy_prob": "probability targets read by address: compiled when the "
+        "target (and a class weight) are float tensors the function computes or takes as "
+        "arguments, or parameters",
+        "loss_weight": "weight/pos_weight are read by address: compiled when they are "
+        "tensor arguments or captured tensors (not computed inside the function)",
     }
 )
+FALLBACK["cross_entropy_prob_sum"] = FALLBACK["cross_entropy_prob"]
 
 
 def _rule(row):
@@ -532,6 +554,9 @@ class _Gen:
         if self.cot.get(y) != "arr":
             raise Untraceable(f"{r.op}: a cotangent that is not an array")
         self.w(f"TA[{m.slot[y]}] = g{y}.ctypes.data")
+        # a cotangent only full sums wrote: eager's BCAST state (einsum's VJP then takes
+        # its no-GEMM path, as in eager)
+        self.w(f"TB[{m.slot[y]}] = {2 if y in self.bcast else 0}")
         ins = list(dict.fromkeys(r.ins))
         for u in ins:
             if u in self.needs:
@@ -562,6 +587,7 @@ class _Gen:
     def done(self, u):
         self.cot[u] = "arr"
         self.flagged.discard(u)
+        self.bcast.discard(u)
 
     def backward(self):
         tr = self.tr
@@ -593,6 +619,7 @@ class _Gen:
             self.cot[x] = f"sv{k}"
             return
         init = self.init_arg(x)
+        keep = init == "True" or x in self.bcast
         g = self.arr(x)
         self.w(f"if {init}:")
         self.w(f"{g}[:] = sv{k}", 2)
@@ -600,6 +627,8 @@ class _Gen:
         self.w(f"for i in range({self.n(x)}):", 2)
         self.w(f"{g}[i] += sv{k}", 3)
         self.done(x)
+        if keep:  # one value everywhere, as eager's sweep keeps it (a VJP may read it so)
+            self.bcast.add(x)
 
     def bwd_linear(self, r, k):
         m, i_, o, has_b = r.iattrs[:4]
@@ -865,8 +894,34 @@ class _Mini:
             fwd = rowfwd.compiled_forward(r.op, r.iattrs, tr.shape[r.ins[0]])
             self.fns[2 * j] = rowfwd.forward_pointer(fwd, r.dt)
             self.fns[2 * j + 1] = rowfwd.vjp_pointer(OPS_BY_NAME[r.op].code, r.dt)
+        self.extra = {j: tr.rows[k].extra for j, k in enumerate(rows)}
+        self.patches, self.keep = _by_address_arrays(tr, rows, R, self.T[1])
         rowfwd.register(self)
         self.args = (S, self.T[4], self.T[5], self.fns, self.ctx)
+
+
+def _by_address_arrays(tr, rows, R, I):
+    """What the program's tape reads by address besides values: `patches`, the arrays a
+    replay remakes before each call ([payload positions], producer, [sizes or None]), and
+    `keep`, buffers the rows' forwards fill (an einsum's gathered operands)."""
+    patches, keep = [], []
+    for j, k in enumerate(rows):
+        r = tr.rows[k]
+        base = int(R[j, R_IPOS] + R[j, R_NOUT] + R[j, R_NIN])
+        if r.op in _INDEX:  # positions: (pos, n), or (dpos, spos, n)
+            n = r.iattrs[1] if r.op.startswith("take_") else r.iattrs[2]
+            at = [base] if r.op.startswith("take_") else [base, base + 1]
+            patches.append((at, r.extra, [n] * len(at)))
+        elif r.op.startswith("loss_") and r.extra is not None:
+            at = [base + a for a, _ in r.extra.srcs]
+            patches.append((at, r.extra, [None] * len(at)))
+        elif r.op == "einsum_bmm":
+            nb, nm, nk, nn = r.iattrs[1:5]
+            for a, size in ((5, nb * nm * nk), (6, nb * nk * nn)):
+                buf = np.empty(size, _D[r.dt][3:])
+                keep.append(buf)
+                I[base + a] = buf.ctypes.data if size else 0
+    return patches, keep
 
 
 def build(tr, tracers):
@@ -891,6 +946,7 @@ def build(tr, tracers):
     g = _Gen(tr, wanted, out_values, grad_mode)
     g.extras = []
     g.ce = {}
+    g.bcast = set()  # slots whose cotangent only full sums/means wrote (eager: BCAST)
     g.plan()
     g.run_value = {tr.rows[k].outs[0] for k in g.rows if g.kinds[k] == "ew"}
     generic = [k for k in g.rows if g.kinds[k] == "row"]
@@ -944,6 +1000,7 @@ def build(tr, tracers):
         "extras": g.extras,
         "source": src,
         "tape": g.mini,
+        "patches": g.mini.patches,
     }
     return mod.program, layout
 

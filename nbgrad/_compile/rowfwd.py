@@ -18,13 +18,15 @@ import weakref
 import numpy as np
 from numba import njit
 
+from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
-from ..backends.cpu.memory import v32, v64
+from ..backends.cpu.memory import v32, v64, vi64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops import softmax as _sm
+from ..ops.einsum import _strided_copy
 from ..ops.registry import OPS
-from ..tape import S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
+from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 from .kernels import pairwise
 
 _opts = {"cache": True, "error_model": "numpy"}
@@ -158,12 +160,111 @@ def fwd_mean_last(T, k, V):
     _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), True)
 
 
+@njit(**_opts)
+def fwd_take(T, k, V):
+    """x.flat[pos]: attrs (address of pos, its size); pos is remade at each replay."""
+    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
+    n = iattr(T, k, 1)
+    pos = vi64(iattr(T, k, 0), n)
+    for i in range(n):
+        y[i] = x[pos[i]]
+
+
+@njit(**_opts)
+def fwd_put_add(T, k, V):
+    """x with alpha * src.flat[spos] added at dpos, in order (np.add.at): attrs (dpos,
+    spos, n); a scaled value is rounded to the dtype first, as eager's `vals * alpha`."""
+    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
+    src = value(T, in_slot(T, k, 1), V)
+    y[:] = x
+    n = iattr(T, k, 2)
+    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
+    a = fattr(T, k, 0)
+    alpha = y.dtype.type(a)
+    for i in range(n):
+        v = src[spos[i]]
+        if a != 1.0:
+            v = v * alpha
+        y[dpos[i]] += v
+
+
+@njit(**_opts)
+def fwd_put(T, k, V):
+    """x with x.flat[dpos] = src.flat[spos], in order (the last duplicate wins)."""
+    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
+    src = value(T, in_slot(T, k, 1), V)
+    y[:] = x
+    n = iattr(T, k, 2)
+    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
+    for i in range(n):
+        y[dpos[i]] = src[spos[i]]
+
+
+@njit(**_opts)
+def fwd_einsum_bmm(T, k, V):
+    """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
+    (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
+    operand itself when already so laid out), one batched GEMM, the result scattered to
+    the output's letter order."""
+    I, S = T[1], T[3]
+    R = T[0]
+    base = R[k, R_IPOS] + R[k, R_NOUT] + R[k, R_NIN]
+    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
+    p = 7
+    ndg = iattr(T, k, p)
+    gshp, gst = iattrs(T, k, p + 1, ndg), iattrs(T, k, p + 1 + ndg, ndg)
+    p += 1 + 2 * ndg
+    nda = iattr(T, k, p)
+    ashp, ast = iattrs(T, k, p + 1, nda), iattrs(T, k, p + 1 + nda, nda)
+    p += 1 + 2 * nda
+    ndb = iattr(T, k, p)
+    bshp, bst = iattrs(T, k, p + 1, ndb), iattrs(T, k, p + 1 + ndb, ndb)
+    p += 1 + 2 * ndb
+    g_id, a_id, b_id = iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
+    _operand(T, I, S, base + 5, s_a, a_id, ashp, ast, nb * nm * nk, V)
+    _operand(T, I, S, base + 6, s_b, b_id, bshp, bst, nb * nk * nn, V)
+    y = value(T, s_y, V)
+    yc = y if g_id else np.empty(nb * nm * nn, y.dtype)
+    if nk == 0:
+        yc[:] = 0
+    elif yc.size:
+        ac = view_as(I[base + 5], nb * nm * nk, V)
+        bc = view_as(I[base + 6], nb * nk * nn, V)
+        matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
+    if not g_id:  # y[idx . gst] = yc[i], walking the (batch, m, n) letters
+        idx = np.zeros(ndg, np.int64)
+        offs = np.zeros(2, np.int64)
+        for i in range(yc.size):
+            y[offs[0]] = yc[i]
+            step(idx, gshp, offs, gst, gst)
+
+
+@njit(**_opts)
+def _operand(T, I, S, at, s, ident, shp, st, size, V):
+    """An einsum operand as the VJP reads it (by the address at I[at]): the operand
+    itself, or its gather into the buffer there."""
+    if ident:
+        I[at] = S[s, S_ADDR]
+    elif size:
+        _strided_copy(value(T, s, V), shp, st, view_as(I[at], size, V))
+
+
 _STRIDED = ("slice", "select", "transpose", "permute", "expand", "index_basic", "t")
 FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
 FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
 FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({"softmax": "fwd_softmax", "log_softmax": "fwd_softmax"})
+FWD["einsum_bmm"] = "fwd_einsum_bmm"
+# indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
+# masked_select compute theirs elsewhere (program.FALLBACK)
+_BY_VALUE = ("MaxBackward0", "MinBackward0", "MaskedSelectBackward0", "TakeBackward0")
+FWD.update({o.name: "fwd_take" for o in OPS if o.name.startswith("take_")})
+FWD.update({o.name: "fwd_put_add" for o in OPS if o.name.startswith("putadd_")})
+FWD.update({o.name: "fwd_put" for o in OPS if o.name.startswith("put_")})
+for _n in _BY_VALUE:
+    del FWD["take_" + _n]
 
 
 def compiled_forward(name, iattrs, in_shape):
@@ -207,12 +308,21 @@ def _dim_of(shp, outer, n):
     return 0
 
 
-def _call(name, xs, S, ins, ia, fa):
-    """The eager op a row records, called on tensors `xs` (shaped as the row's inputs)."""
+def _call(name, xs, S, ins, ia, fa, extra=None):
+    """The eager op a row records, called on tensors `xs` (shaped as the row's inputs);
+    `extra`: the row's Row.extra (an einsum's equation)."""
     import nbgrad as nb
     from nbgrad.ops import losses, reduce
+    from nbgrad.tensor import Tensor
 
     x = xs[0]
+    if name == "einsum":  # `einsum._einsum2`'s generic branch: NumPy's einsum
+        r = np.einsum(extra, *[t._data for t in xs], optimize=len(xs) > 1)
+        return Tensor._make(np.asarray(r, x._data.dtype), -1, False)
+    if name.startswith("cross_entropy_prob"):  # target (and weight) are inputs: kind_of
+        red = {v: k for k, v in losses._REDUCTIONS.items()}[ia[4]]
+        w = xs[ia[9]] if ia[6] else None
+        return losses.cross_entropy(x, xs[ia[8]], w, reduction=red, label_smoothing=fa[0])
     nd = len(_shape(S, ins[0]))
     if name in ("sum_dim", "mean_dim"):
         f = nb.sum if name == "sum_dim" else nb.mean
@@ -241,18 +351,23 @@ def _call(name, xs, S, ins, ia, fa):
         return f(x, _dims(ia[:nd]), keepdim=True)
     if name.startswith("loss_"):
         red = {v: k for k, v in losses._REDUCTIONS.items()}[ia[1]]
-        return losses.pointwise_loss(ia[0], x, xs[1], red, p=fa[0], warn=False)
+        # weight / pos_weight: where the replay put them (attrs 2 / 3), of x's shape
+        w, pw = (_at(ia[j], x._data) if ia[j + 2] else None for j in (2, 3))
+        return losses.pointwise_loss(
+            ia[0], x, xs[1], red, p=fa[0], weight=w, pos_weight=pw, warn=False
+        )
     if name in ("linear", "linear_nobias"):
         return nb.nn.functional.linear(*xs)
     raise AssertionError(name)  # EAGER lists exactly the names handled here
 
 
 EAGER = ("sum_dim", "mean_dim", "norm", "pnorm", "logsumexp", "var", "std", "prod")
-EAGER += ("prod_dim", "cumsum", "linear", "linear_nobias")
+EAGER += ("prod_dim", "cumsum", "linear", "linear_nobias", "einsum")
 EAGER += tuple(o.name for o in OPS if o.name.startswith(("amax_", "loss_")))
+EAGER += ("cross_entropy_prob", "cross_entropy_prob_sum")
 # rows whose int attrs hold addresses of arrays the forward makes (read by the VJP): the
 # row the eager op records is read back, its attrs copied into the program's row
-PATCHED = ("var", "std")
+PATCHED = ("var", "std", "cross_entropy_prob", "cross_entropy_prob_sum")
 _KEEP = {}  # program row -> the eager result holding the patched rows' saved arrays
 
 
@@ -264,7 +379,15 @@ def _array(S, s):
     return np.frombuffer(buf, dt).reshape(_shape(S, s))
 
 
-def eager_row(R, I, F, S, k, key):
+def _at(address, like):
+    """The array at `address` of `like`'s shape and dtype, as a tensor."""
+    from nbgrad.tensor import Tensor
+
+    buf = (ctypes.c_char * like.nbytes).from_address(int(address))
+    return Tensor._make(np.frombuffer(buf, like.dtype).reshape(like.shape), -1, False)
+
+
+def eager_row(R, I, F, S, k, key, extra=None):
     """Row k's forward by the eager op: its inputs' values read, its output written, by
     the addresses in the slot table."""
     import nbgrad as nb
@@ -278,7 +401,7 @@ def eager_row(R, I, F, S, k, key):
     ts = [Tensor._make(a, -1, patch) for a in xs]
     if patch:
         with nb.enable_grad():
-            out = _call(name, ts, S, ins, ia, fa)
+            out = _call(name, ts, S, ins, ia, fa, extra)
         kr = int(TAPE.S[out._slot, S_PROD])  # its row on the real tape
         q = int(TAPE.R[kr, R_IPOS]) + int(TAPE.R[kr, R_NOUT]) + int(TAPE.R[kr, R_NIN])
         p = int(R[k, R_IPOS]) + int(R[k, R_NOUT]) + int(R[k, R_NIN])
@@ -286,7 +409,7 @@ def eager_row(R, I, F, S, k, key):
         _KEEP[key] = out
     else:
         with nb.no_grad():
-            out = _call(name, ts, S, ins, ia, fa)
+            out = _call(name, ts, S, ins, ia, fa, extra)
     y[:] = out._data.reshape(-1)
 
 
@@ -304,7 +427,7 @@ def _callback(k, ctx):
     try:
         t = _TAPES[ctx]
         R, I, F, S = t.T[:4]
-        eager_row(R, I, F, S, k, (ctx, k))
+        eager_row(R, I, F, S, k, (ctx, k), t.extra.get(k))
     except BaseException as e:  # noqa: BLE001 (re-raised by the caller after the program)
         ERRORS.append(e)
 

@@ -22,8 +22,8 @@ import weakref
 import numpy as np
 
 from ..autograd import engine
-from ..autograd.grad_mode import STATE
-from ..ops import losses
+from ..autograd.grad_mode import STATE, no_grad
+from ..ops import indexing, losses
 from ..ops.registry import OPS
 from ..optim.optimizer import Optimizer
 from ..tape import (
@@ -51,11 +51,14 @@ class Untraceable(Exception):
 class Row:
     """One recorded op: `op` name, dtype code, output/input slots, int/float attrs."""
 
-    __slots__ = ("op", "dt", "outs", "ins", "iattrs", "fattrs")
+    __slots__ = ("op", "dt", "outs", "ins", "iattrs", "fattrs", "extra")
 
-    def __init__(self, op, dt, outs, ins, iattrs, fattrs):
+    def __init__(self, op, dt, outs, ins, iattrs, fattrs, extra=None):
         self.op, self.dt, self.outs, self.ins = op, dt, outs, ins
         self.iattrs, self.fattrs = iattrs, fattrs
+        # what a replay needs beyond the row: an einsum's equation, or how to remake the
+        # arrays a row reads by address (an IndexCall, a LossWeights)
+        self.extra = extra
 
     def __repr__(self):
         return f"Row({self.op}, {self.outs} <- {self.ins}, {self.iattrs}, {self.fattrs})"
@@ -73,6 +76,7 @@ class Trace:
         self.int_args = {}  # data address -> index of an integer tensor argument
         self.arg_shape = []  # shapes of the call's tensor arguments
         self.weights = {}  # data address -> a loss's class weight: argument index or weakref
+        self.extra = {}  # row (from the call's first) -> its Row.extra, found by a hook
         self.request = None  # (kind, roots, [(leaf slot, tensor)], {slot: id(buffer)})
         self.request_pos = 0  # rows recorded before the gradient request
         self.tracers = set()  # ids of the stand-ins for inputs that do not require grad
@@ -126,12 +130,18 @@ class _Hooks:
                 # an argument (its stand-in requires grad, the argument does not)
                 src = next(i for i, u in enumerate(hooks.tr.used) if u is weight)
                 weight = Tensor._make(weight._data, -1, False)
+            elif (len(a) < 3 or a[2]) and hooks.computed_weight(weight):
+                weight = Tensor._make(weight._data, -1, False)
             w, has_w = hooks.check_weight(weight, *a)
             if has_w:  # the loss reads w by address: a replay reads the tensor's data
                 hooks.tr.weights[w.__array_interface__["data"][0]] = src
             return w, has_w
 
         losses._check_weight = check_weight
+        self.pointwise_loss = losses.pointwise_loss
+        losses.pointwise_loss = self._pointwise_loss
+        indexing.TRACE = self._index_call
+        self.depth = 0  # nesting of indexing calls (only the outermost is recorded)
         self.zero_grad, self.step = Optimizer.zero_grad, Optimizer.step
 
         def zero_grad(opt, set_to_none=True):
@@ -167,6 +177,8 @@ class _Hooks:
         engine._run = self.run
         Optimizer.zero_grad, Optimizer.step = self.zero_grad, self.step
         losses._check_weight = self.check_weight
+        losses.pointwise_loss = self.pointwise_loss
+        indexing.TRACE = None
         del TAPE.leaf_slot
         del TAPE.collect
         return False
@@ -184,6 +196,83 @@ class _Hooks:
 
         watched.__name__ = name
         return watched
+
+    def _source(self, t):
+        """A tensor read by address: its argument index, or a weakref (captured)."""
+        if id(t) in self.tr.tracers:
+            return next(i for i, u in enumerate(self.tr.used) if u is t)
+        return weakref.ref(t)
+
+    def computed_weight(self, t):
+        """Whether t, a loss weight, requires grad only through the stand-ins (computed
+        inside the function from arguments): eager would see it not requiring grad, so
+        it is passed detached, and the call is not compiled (a replay could not remake
+        it before the program runs)."""
+        if not isinstance(t, Tensor) or not t._rg or id(t) in self.tr.tracers or t._slot < 0:
+            return False
+        T = TAPE
+        stand_ins = {u._slot for u in self.tr.used if id(u) in self.tr.tracers}
+        stack, seen = [t._slot], set()
+        while stack:
+            s = stack.pop()
+            if s < 0 or s in seen:
+                continue
+            seen.add(s)
+            k = int(T.S[s, S_PROD])
+            if k < 0:
+                if s not in stand_ins:  # a leaf that requires grad: eager refuses it too
+                    return False
+                continue
+            p = int(T.R[k, R_IPOS]) + int(T.R[k, R_NOUT])
+            stack.extend(T.I[p : p + int(T.R[k, R_NIN])].tolist())
+        self.reject("a loss weight computed inside the function (pass it as an argument)")
+        return True
+
+    def _pointwise_loss(self, kind, input, target, reduction, *a, **k):  # noqa: A002
+        """The loss with weight/pos_weight (read by address by its row): their sources
+        are kept, and an argument's stand-in is unwrapped (the loss refuses one that
+        requires grad)."""
+        names = ("p", "weight", "pos_weight", "name", "warn")
+        k.update(zip(names, a))
+        srcs = {}
+        for j, nm in ((2, "weight"), (3, "pos_weight")):
+            t = k.get(nm)
+            if isinstance(t, Tensor):
+                if self.computed_weight(t):
+                    k[nm] = Tensor._make(t._data, -1, False)
+                    continue
+                src = self._source(t)
+                srcs[j] = src if isinstance(src, int) else (src, t._data.shape)
+                if id(t) in self.tr.tracers:
+                    k[nm] = Tensor._make(t._data, -1, False)
+        n0 = TAPE.n
+        out = self.pointwise_loss(kind, input, target, reduction, **k)
+        if srcs and TAPE.n > n0:  # the loss's row is the last one it recorded
+            shape = np.broadcast_shapes(input._data.shape, target._data.shape)
+            lw = LossWeights(srcs, shape, input._data.dtype)
+            self.tr.extra[TAPE.n - 1 - self.start] = lw
+        return out
+
+    def _index_call(self, fn, args, kwargs):
+        """An indexing op computing positions from index values: if they come from
+        integer tensor arguments, the call is kept to be made again at replay."""
+        if self.depth:
+            return fn(*args, **kwargs)
+        self.depth += 1
+        n0 = TAPE.n
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            self.depth -= 1
+        R = TAPE.R
+        rows = [k for k in range(n0, TAPE.n) if OPS[int(R[k, R_CODE])].name in INDEX_ROWS]
+        if len(rows) == 1:
+            try:
+                call = IndexCall(fn, _template(args, self.tr), _template(kwargs, self.tr))
+            except _NoSource:
+                return out
+            self.tr.extra[rows[0] - self.start] = call
+        return out
 
     def action(self, fn, what):
         """A Python action: before the program if no row was recorded yet, after it if
@@ -205,6 +294,10 @@ class _Hooks:
         for o, s in zip(outputs, seeds):
             if o._data.size != 1 or s.size != 1 or s[0] != 1:
                 self.reject("gradients seeded with grad_outputs (only scalar losses)")
+        for k in range(self.start, TAPE.n):  # what the sweep frees and the trace reads
+            eq = _equation(TAPE, k)
+            if eq is not None:
+                self.tr.extra[k - self.start] = eq
         self.inside += 1
         n0 = TAPE.n
         try:
@@ -237,6 +330,13 @@ class _StepAction:
 
     def __call__(self, ts):
         self.step(self.optimizer)
+
+
+def _equation(T, k):
+    """An einsum row's equation (normalised), saved with what its VJP reads."""
+    if OPS[int(T.R[k, R_CODE])].name == "einsum" and T.saved[k] is not None:
+        return T.saved[k][-1]
+    return None
 
 
 def _grad_none(t, tr):
@@ -333,6 +433,9 @@ def _read_rows(tr, start, used, hooks):
         ln, fp, fl = int(R[k, R_ILEN]), int(R[k, R_FPOS]), int(R[k, R_FLEN])
         pay = I[p : p + ln].tolist()
         op = OPS[int(R[k, R_CODE])].name
+        extra = tr.extra.get(k - start)
+        if op == "einsum":  # its equation (normalised), kept with what its VJP reads
+            extra = _equation(T, k) if extra is None else extra
         row = Row(
             op,
             int(R[k, R_DT]),
@@ -340,6 +443,7 @@ def _read_rows(tr, start, used, hooks):
             pay[no : no + ni],
             pay[no + ni :],
             F[fp : fp + fl].tolist(),
+            extra,
         )
         tr.rows.append(row)
     slots = {s for r in tr.rows for s in r.outs + r.ins}
@@ -404,3 +508,128 @@ def _outputs(tr, result, used, start):
 
 def slot_numel(tr, s):
     return int(np.prod(tr.shape[s], dtype=np.int64))
+
+
+# -- arrays read by address, remade at each replay ------------------------------------------
+# A row that reads arrays by address (positions, loss weights) gets a producer: called with
+# the call's tensor arguments before the program runs, it returns the arrays (the program's
+# tape is pointed at them), or "retrace" / "eager" when it cannot.
+INDEX_ROWS = {o.name for o in OPS if o.name.startswith(("take_", "put_", "putadd_"))}
+
+
+class LossWeights:
+    """A pointwise loss's weight / pos_weight (its attrs 2 / 3): an argument or a captured
+    tensor (weakref), broadcast to the loss's shape and cast to its dtype, as the loss does."""
+
+    def __init__(self, srcs, shape, dtype):
+        self.srcs = sorted(srcs.items())  # (attr, argument index or (weakref, shape))
+        self.shape, self.dtype = shape, dtype
+
+    def __call__(self, tensors):
+        out = []
+        for _, src in self.srcs:
+            if isinstance(src, int):
+                t = tensors[src]
+            else:
+                t = src[0]()
+                if t is None or t._data.shape != src[1]:
+                    return "retrace"
+            a = np.broadcast_to(t._data, self.shape)
+            out.append(np.ascontiguousarray(a, self.dtype).reshape(-1))
+        return out
+
+
+class _NoSource(Exception):
+    pass
+
+
+class _Arg:
+    """An index that is an integer tensor argument or a view of one (a reshape, a slice,
+    an expand): the view's element offset, shape and byte strides over the argument's
+    C-contiguous data (the same size at every call: the signature fixes its shape)."""
+
+    def __init__(self, i, off, shape, strides):
+        self.i, self.off, self.shape, self.strides = i, off, shape, strides
+
+    def view(self, t):
+        base = np.ascontiguousarray(t._data).reshape(-1)
+        return np.lib.stride_tricks.as_strided(
+            base[self.off :], self.shape, self.strides, writeable=False
+        )
+
+
+class _Stand:
+    """A float tensor an indexing op reads only the shape and dtype of, for positions."""
+
+    def __init__(self, shape, dtype):
+        self.t = Tensor._make(np.broadcast_to(np.zeros((), dtype), shape), -1, False)
+
+
+def _int_source(d, tr):
+    """d as an _Arg: a view of the memory of an integer tensor argument, or None."""
+    a0 = d.__array_interface__["data"][0]
+    lo = sum(min(0, (n - 1) * st) for n, st in zip(d.shape, d.strides))
+    hi = sum(max(0, (n - 1) * st) for n, st in zip(d.shape, d.strides))
+    for i, t in enumerate(tr.used):
+        u = t._data
+        if u.dtype != d.dtype or not u.flags.c_contiguous or not u.size or not d.size:
+            continue
+        b0 = u.__array_interface__["data"][0]
+        if b0 <= a0 + lo and a0 + hi < b0 + u.nbytes and (a0 - b0) % u.itemsize == 0:
+            return _Arg(i, (a0 - b0) // u.itemsize, d.shape, d.strides)
+    return None
+
+
+def _template(x, tr):
+    if isinstance(x, Tensor):
+        d = x._data
+        if d.dtype.kind == "f":
+            return _Stand(d.shape, d.dtype)
+        src = _int_source(d, tr)
+        if src is None:
+            raise _NoSource
+        return src
+    if isinstance(x, (tuple, list)):
+        return type(x)(_template(v, tr) for v in x)
+    if isinstance(x, dict):
+        return {k: _template(v, tr) for k, v in x.items()}
+    return x
+
+
+def _fill(x, tensors):
+    if isinstance(x, _Arg):
+        return Tensor._make(x.view(tensors[x.i]), -1, False)
+    if isinstance(x, _Stand):
+        return x.t
+    if isinstance(x, (tuple, list)):
+        return type(x)(_fill(v, tensors) for v in x)
+    if isinstance(x, dict):
+        return {k: _fill(v, tensors) for k, v in x.items()}
+    return x
+
+
+class IndexCall:
+    """An indexing op's call, made again at replay with the new index values to get the
+    new positions (validated as eager validates them: same exceptions): its own
+    `take`/`put`/`put_add` are swapped for ones that only keep the positions."""
+
+    def __init__(self, fn, args, kwargs):
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+
+    def __call__(self, tensors):
+        got = []
+
+        def take(x, pos, shape, node="IndexBackward0"):
+            got.append(pos)
+
+        def put(x, src, dpos, spos, *a, **k):
+            got.extend((dpos, spos))
+
+        saved = indexing.take, indexing.put, indexing.put_add
+        indexing.take, indexing.put, indexing.put_add = take, put, put
+        try:
+            with no_grad():
+                self.fn(*_fill(self.args, tensors), **_fill(self.kwargs, tensors))
+        finally:
+            indexing.take, indexing.put, indexing.put_add = saved
+        return [np.ascontiguousarray(p, np.int64).reshape(-1) for p in got]

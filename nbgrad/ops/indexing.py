@@ -11,6 +11,8 @@
 Every position array is saved with the row and read by address (`vi64`).
 """
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -42,6 +44,22 @@ PUT_ADD = {
     for n in ("ScatterAddBackward0", "IndexAddBackward0", "IndexPutBackward0")
 }
 PUT = {n: register("put_" + n, n, _V + "vjp_put") for n in ("IndexPutBackward0", "CopySlices")}
+
+
+TRACE = None  # set by nbgrad.compile while it traces a call (nbgrad/_compile/trace.py)
+
+
+def _by_index(fn):
+    """Mark an op whose positions it computes from index values: while nbgrad.compile
+    traces, its calls are reported (so a replay can call it again for new positions)."""
+
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        if TRACE is None:
+            return fn(*args, **kwargs)
+        return TRACE(fn, args, kwargs)
+
+    return op
 
 
 def addr(a):
@@ -221,6 +239,7 @@ def _check_along(x, dim, index, name, src=None):
     return d, xs, np.where(ind < 0, ind + xs[d], ind)
 
 
+@_by_index
 def gather(input, dim, index, *, sparse_grad=False):  # noqa: A002
     x = input
     idx = _index_array(index, "gather")
@@ -229,6 +248,7 @@ def gather(input, dim, index, *, sparse_grad=False):  # noqa: A002
     return take(x, pos, idx.shape, "GatherBackward0")
 
 
+@_by_index
 def take_along_dim(input, indices, dim=None):  # noqa: A002
     x = input
     if dim is None:
@@ -254,6 +274,7 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
     return take(x, _along_dim_positions(xs, d, ind), ishape, "TakeAlongDimBackward0")
 
 
+@_by_index
 def scatter_add(input, dim, index, src):  # noqa: A002
     x = input
     idx = _index_array(index, "scatter_add")
@@ -303,6 +324,7 @@ def _dim_positions(shape, dim, idx):
     return pos.reshape(-1)
 
 
+@_by_index
 def index_select(input, dim, index):  # noqa: A002
     x = input
     xd = x._data
@@ -315,6 +337,7 @@ def index_select(input, dim, index):  # noqa: A002
     return take(x, _dim_positions(xs, d, idx), out_shape, "IndexSelectBackward0")
 
 
+@_by_index
 def index_add(input, dim, index, source, *, alpha=1):  # noqa: A002
     x = input
     xd = x._data
@@ -407,11 +430,13 @@ def flat_positions(x, index):
     return contig(pos), pos.shape
 
 
+@_by_index
 def getitem_advanced(x, index):
     pos, shape = flat_positions(x, index)
     return take(x, pos, shape, "IndexBackward0")
 
 
+@_by_index
 def index_put(x, index, value, accumulate=False):
     """x with x[index] = value (or += value): recorded out of place."""
     pos, shape = flat_positions(x, index)
