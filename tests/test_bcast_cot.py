@@ -45,8 +45,8 @@ PROGRAMS = {
     "broadcast-operand": lambda m, x, w: ((x * 1.0) - w[:1]).sum() * (w[1:] * 1.0).sum(),
     "expand": lambda m, x, w: (x[:1].expand(3, 5) * w).sum(),
     "in-place": lambda m, x, w: _in_place(x, w),
-    # mul hands a non-leaf c * other kept as c and other (rowio.SCALED): read so by softmax,
-    # filled out by any other reader, by a second contribution, or by a mul of y by itself
+    # mul below a sum hands its operands c * other: softmax, reuse, a second contribution,
+    # a mul of y by itself
     "log-softmax": lambda m, x, w: (m.log_softmax(x * 1.0, 1) * w).sum(),
     "softmax-dim0": lambda m, x, w: (m.softmax(x * 1.0, 0) * w).mean(),
     "softmax-used-twice": lambda m, x, w: _used_twice(m.softmax(x * 1.0, 1), w),

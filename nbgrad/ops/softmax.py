@@ -15,17 +15,7 @@ from numba.np.ufunc.parallel import _launch_threads
 
 from .. import _dtype
 from .._dtype import scalar_name as _scalar_name
-from ..backends.cpu.rowio import (
-    cot,
-    first,
-    iattr,
-    in_slot,
-    out_slot,
-    scaled,
-    sval,
-    value,
-    wants,
-)
+from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
 from .registry import register
@@ -108,32 +98,31 @@ def fwd_par(x, o, outer, n, inner, log):
 
 
 @njit(cache=True, error_model="numpy")
-def _grad_row(g, y, gx, log, init, c):
-    # the cotangent is c * g (c is 1 unless it was kept lazy, rowio.SCALED)
-    if log:  # gx = c * (g - exp(y) * sum(g))
+def _grad_row(g, y, gx, log, init):
+    if log:  # gx = g - exp(y) * sum(g)
         s = rsum(g)
         if init:
             for i in range(g.size):
-                gx[i] = c * (g[i] - exp_flush(y[i]) * s)
+                gx[i] = g[i] - exp_flush(y[i]) * s
         else:
             for i in range(g.size):
-                gx[i] += c * (g[i] - exp_flush(y[i]) * s)
-    else:  # gx = c * y * (g - sum(g * y))
+                gx[i] += g[i] - exp_flush(y[i]) * s
+    else:  # gx = y * (g - sum(g * y))
         s = rdot(g, y)
         if init:
             for i in range(g.size):
-                gx[i] = c * (y[i] * (g[i] - s))
+                gx[i] = y[i] * (g[i] - s)
         else:
             for i in range(g.size):
-                gx[i] += c * (y[i] * (g[i] - s))
+                gx[i] += y[i] * (g[i] - s)
 
 
 @njit(cache=True, error_model="numpy")
-def _grad_block(g, y, gx, b, n, inner, log, init, c):
+def _grad_block(g, y, gx, b, n, inner, log, init):
     base = b * n * inner
     if inner == 1:
         sl = slice(base, base + n)
-        _grad_row(g[sl], y[sl], gx[sl], log, init, c)
+        _grad_row(g[sl], y[sl], gx[sl], log, init)
         return
     tg = np.empty(n, g.dtype)
     ty = np.empty(n, g.dtype)
@@ -142,7 +131,7 @@ def _grad_block(g, y, gx, b, n, inner, log, init, c):
         for r in range(n):
             tg[r] = g[base + r * inner + j]
             ty[r] = y[base + r * inner + j]
-        _grad_row(tg, ty, tx, log, True, c)
+        _grad_row(tg, ty, tx, log, True)
         if init:
             for r in range(n):
                 gx[base + r * inner + j] = tx[r]
@@ -152,9 +141,9 @@ def _grad_block(g, y, gx, b, n, inner, log, init, c):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def _grad_par(g, y, gx, outer, n, inner, log, init, c):
+def _grad_par(g, y, gx, outer, n, inner, log, init):
     for b in prange(outer):
-        _grad_block(g, y, gx, b, n, inner, log, init, c)
+        _grad_block(g, y, gx, b, n, inner, log, init)
 
 
 @njit(cache=True, error_model="numpy")
@@ -164,20 +153,15 @@ def vjp_softmax(T, k, V):
     if not wants(T, s_x):
         return
     outer, n, inner, log = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3) != 0
-    if scaled(T, s_y):  # the cotangent is c * value(q), read as such (below a mul and sum)
-        c, q = sval(T, s_y, V)
-        g = value(T, q, V)
-    else:
-        g = cot(T, s_y, V)
-        c = g.dtype.type(1)
+    g = cot(T, s_y, V)
     y = value(T, s_y, V)
     gx = cot(T, s_x, V)
     init = first(T, s_x)
     if g.size >= PAR_MIN and outer > 1:
-        _grad_par(g, y, gx, outer, n, inner, log, init, c)
+        _grad_par(g, y, gx, outer, n, inner, log, init)
     else:
         for b in range(outer):
-            _grad_block(g, y, gx, b, n, inner, log, init, c)
+            _grad_block(g, y, gx, b, n, inner, log, init)
 
 
 def softmax_dim(ndim):

@@ -33,7 +33,7 @@ from nbgrad.backends.cpu.vmath import sin_cos_in_range, vcos, vsin
 from nbgrad.ops.vecloops import gmul_par, gscale
 from nbgrad.backends.cpu.rowio import (
     out_slot, in_slot, fattr, numel, shape, value, wants, cot, first, acc, bstrides, step,
-    bcast, bval, push, push_scaled)
+    bcast, bval, push)
 PAR_MIN = {PAR_MIN}
 '''
 
@@ -128,8 +128,7 @@ def _same_shape(dst, rule):
 def _bcast_branch(name, da, db):
     """For rules of the form g, -g, g * a, g * b on both operands (add, sub, mul): when
     the output's cotangent is one value c (rowio.bcast, e.g. below a `sum`), the same-shape
-    VJP is c * other (kept as c and other where it may be, rowio.push_scaled), or passes
-    +-c on as one value, without reading a filled buffer."""
+    VJP is c * other, or passes +-c on as one value, without reading a filled buffer."""
     ms = [_GMUL.match(r.strip()) for r in (da, db)]
     if None in ms:
         return ""
@@ -144,7 +143,10 @@ def _bcast_branch(name, da, db):
             lines.append(f"        push(T, s_{dst}, V, {sign}gv)")
         else:
             o = m.group(2)
-            lines.append(f"        push_scaled(T, s_{dst}, V, {sign}gv, s_{o})")
+            lines += [
+                f"        g{dst} = cot(T, s_{dst}, V)",
+                f"        gscale({sign}gv, value(T, s_{o}, V), g{dst}, True, first(T, s_{dst}))",
+            ]
     lines.append("    return")
     return "".join("    " + ln + "\n" for ln in lines)
 

@@ -13,11 +13,6 @@ own; leaves' buffers become `.grad`). VJPs that know the state read the value wi
 other reader or writer goes through `cot`/`first`, which fill the buffer first, so every
 kernel stays correct without knowing about it. Outside the sweep, `engine.read` and
 `engine.accumulate` fill it the same way.
-
-Likewise a cotangent `c * value(q)` (what mul hands its operand below a `sum`) may be kept
-as c and q alone: `ginit[s] == SCALED`, c in the buffer's first element and q in its bytes
-8-15 (buffers of >= LAZY_MIN elements). A VJP that reads it this way (`scaled`/`sval`:
-softmax's) saves the pass writing c * value(q) out and the pass reading it back.
 """
 
 import numpy as np
@@ -25,11 +20,9 @@ from numba import njit
 
 from ...ops.vecloops import gscale
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
-from .memory import v32, v64, vi64, view_as
+from .memory import v32, v64, view_as
 
 BCAST = 2  # ginit state: the cotangent is buffer[0] everywhere
-SCALED = 3  # ginit state: the cotangent is buffer[0] * value(q), q in the buffer's bytes 8-15
-LAZY_MIN = 4  # elements: smallest buffer kept SCALED (16 bytes: room for c and q)
 
 _inl = dict(inline="always", cache=True, error_model="numpy")
 
@@ -93,23 +86,20 @@ def wants(T, s):
 
 @njit(cache=True, error_model="numpy")
 def settle(gaddr, ginit, S, s):
-    """Fill a BCAST or SCALED cotangent's buffer out (a plain written buffer after).
+    """Fill a BCAST cotangent's buffer with its value (a plain written buffer after).
     Not inlined, and called unconditionally by the inlined `cot`/`first`: with the test
     inside them, Numba's inliner lost `first`'s store when both were inlined in one
     kernel (found by tests/test_bcast_cot.py: strided views lost their gradients)."""
-    state = ginit[s]
-    if state < BCAST:
+    if ginit[s] != BCAST:
         return
     ginit[s] = 1
     n = S[s, S_NUMEL]
-    sc = state == SCALED
-    q = vi64(gaddr[s] + 8, 1)[0] if sc else s
     if S[s, S_DT] == 0:
         b32 = v32(gaddr[s], n)
-        gscale(b32[0], v32(S[q, S_ADDR], n) if sc else b32, b32, sc, True)
+        gscale(b32[0], b32, b32, False, True)
     else:
         b64 = v64(gaddr[s], n)
-        gscale(b64[0], v64(S[q, S_ADDR], n) if sc else b64, b64, sc, True)
+        gscale(b64[0], b64, b64, False, True)
 
 
 @njit(**_inl)
@@ -139,32 +129,6 @@ def bcast(T, s):
 @njit(**_inl)
 def bval(T, s, V):
     return view_as(T[4][s], 1, V)[0]
-
-
-@njit(**_inl)
-def scaled(T, s):
-    """Whether s's cotangent is c * value(q) (read c and q with `sval`)."""
-    return T[5][s] == SCALED
-
-
-@njit(**_inl)
-def sval(T, s, V):
-    return view_as(T[4][s], 1, V)[0], vi64(T[4][s] + 8, 1)[0]
-
-
-@njit(cache=True, error_model="numpy")
-def push_scaled(T, s, V, c, q):
-    """Add c * value(q) (q: a slot of s's size and dtype) to s's gradient: kept as c and q
-    (SCALED) where s's gradient is a fresh non-leaf buffer of >= LAZY_MIN elements, else
-    written out."""
-    g = T[5]
-    if g[s] == 0 and T[3][s, S_PROD] >= 0 and T[3][s, S_NUMEL] >= LAZY_MIN:
-        view_as(T[4][s], 1, V)[0] = c
-        vi64(T[4][s] + 8, 1)[0] = q
-        g[s] = SCALED
-    else:
-        b = cot(T, s, V)
-        gscale(c, value(T, q, V), b, True, first(T, s))
 
 
 @njit(cache=True, error_model="numpy")

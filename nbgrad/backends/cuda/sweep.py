@@ -70,10 +70,9 @@ class State:
         return self.buf[s]
 
     def settle(self, s):
-        """A host cotangent a CPU `sum` or `mul` left lazy (rowio.BCAST, SCALED), filled
-        out."""
+        """A host cotangent a CPU `sum` left as one value (rowio.BCAST), filled out."""
         T = self.T
-        if T.ginit[s] >= BCAST:
+        if T.ginit[s] == BCAST:
             settle(T.gaddr, T.ginit, T.S, s)
 
     def take(self, s):
