@@ -24,7 +24,7 @@ from ..backends.cpu.memory import v32, v64, vi64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops import softmax as _sm
-from ..ops.einsum import _strided_copy
+from ..ops.einsum import _strided_copy, blas_layout
 from ..ops.registry import OPS
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 from .kernels import pairwise
@@ -211,17 +211,7 @@ def fwd_einsum_bmm(T, k, V):
     base = R[k, R_IPOS] + R[k, R_NOUT] + R[k, R_NIN]
     s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
     nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
-    p = 7
-    ndg = iattr(T, k, p)
-    gshp, gst = iattrs(T, k, p + 1, ndg), iattrs(T, k, p + 1 + ndg, ndg)
-    p += 1 + 2 * ndg
-    nda = iattr(T, k, p)
-    ashp, ast = iattrs(T, k, p + 1, nda), iattrs(T, k, p + 1 + nda, nda)
-    p += 1 + 2 * nda
-    ndb = iattr(T, k, p)
-    bshp, bst = iattrs(T, k, p + 1, ndb), iattrs(T, k, p + 1 + ndb, ndb)
-    p += 1 + 2 * ndb
-    g_id, a_id, b_id = iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
+    gshp, gst, ashp, ast, bshp, bst, g_id, a_id, b_id = blas_layout(T, k)
     _operand(T, I, S, base + 5, s_a, a_id, ashp, ast, nb * nm * nk, V)
     _operand(T, I, S, base + 6, s_b, b_id, bshp, bst, nb * nk * nn, V)
     y = value(T, s_y, V)
@@ -233,7 +223,7 @@ def fwd_einsum_bmm(T, k, V):
         bc = view_as(I[base + 6], nb * nk * nn, V)
         matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
     if not g_id:  # y[idx . gst] = yc[i], walking the (batch, m, n) letters
-        idx = np.zeros(ndg, np.int64)
+        idx = np.zeros(gshp.size, np.int64)
         offs = np.zeros(2, np.int64)
         for i in range(yc.size):
             y[offs[0]] = yc[i]

@@ -88,12 +88,11 @@ def _strided_add(dst, shp, st, src, init):
         _step3(idx, shp, offs, st, z, z)
 
 
-@njit(cache=True, error_model="numpy")
-def _vjp_blas(T, k, V):
-    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
-    ac = view_as(iattr(T, k, 5), nb * nm * nk, V).reshape((nb, nm, nk))
-    bc = view_as(iattr(T, k, 6), nb * nk * nn, V).reshape((nb, nk, nn))
+@njit(cache=True, error_model="numpy", inline="always")
+def blas_layout(T, k):
+    """A BLAS row's layout attrs (after nb, m, k, n and A/B's addresses, attrs 1-6): the
+    output's, A's and B's (shape, strides) and whether each is already (batch, ...) laid
+    out (then it is its gathered array itself)."""
     p = 7
     ndg = iattr(T, k, p)
     gshp, gst = iattrs(T, k, p + 1, ndg), iattrs(T, k, p + 1 + ndg, ndg)
@@ -104,7 +103,16 @@ def _vjp_blas(T, k, V):
     ndb = iattr(T, k, p)
     bshp, bst = iattrs(T, k, p + 1, ndb), iattrs(T, k, p + 1 + ndb, ndb)
     p += 1 + 2 * ndb
-    g_id, a_id, b_id = iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
+    return gshp, gst, ashp, ast, bshp, bst, iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
+
+
+@njit(cache=True, error_model="numpy")
+def _vjp_blas(T, k, V):
+    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
+    ac = view_as(iattr(T, k, 5), nb * nm * nk, V).reshape((nb, nm, nk))
+    bc = view_as(iattr(T, k, 6), nb * nk * nn, V).reshape((nb, nk, nn))
+    gshp, gst, ashp, ast, bshp, bst, g_id, a_id, b_id = blas_layout(T, k)
     if bcast(T, s_y) and a_id and b_id:
         vjp_const(T, s_a, s_b, V, bval(T, s_y, V), ac, bc)
         return
