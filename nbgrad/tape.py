@@ -76,9 +76,16 @@ def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, i
 
 
 # The tape descriptor: an int64 array holding the tape arrays' addresses and sizes and the
-# counters (rows, payload ints, float attrs used). Compiled code that appends rows takes
-# its address, one integer, instead of five arrays (Numba unboxes each array argument).
-D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS = range(11)
+# counters (rows, payload ints, float attrs used, bytes of saving rows' outputs since the
+# last collection, and that count's limit). Compiled code that appends rows takes its
+# address, one integer, instead of five arrays (Numba unboxes each array argument).
+D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS, D_BYTES, D_BLIM = range(13)
+D_LEN = 13
+# A graph dropped without backward() (an evaluation pass outside no_grad) keeps its saved
+# values until a collection. Rows alone would trigger one only every few thousand rows, so
+# recording also counts the output bytes of rows that save values and collects once they
+# pass this: garbage stays bounded by it even for a few huge ops per step.
+SAVED_BYTES_LIMIT = 256 << 20
 
 
 @njit(cache=True, error_model="numpy")
@@ -93,9 +100,9 @@ def _describe(desc, R, I, F, S):
 def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
     """`_record_small` at the tape's end, the tape given by its descriptor's address.
     Returns the row index, or -1 if the tape is full (the caller makes room and retries)."""
-    d = carray(_voidptr(desc_addr), 11, np.int64)
+    d = carray(_voidptr(desc_addr), D_LEN, np.int64)
     k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
-    if k >= d[D_NR] or ipos + 3 > d[D_NI] or fpos + 1 > d[D_NF]:
+    if k >= d[D_NR] or ipos + 3 > d[D_NI] or fpos + 1 > d[D_NF] or d[D_BYTES] > d[D_BLIM]:
         return -1
     R = carray(_voidptr(d[D_R]), (d[D_NR], RW), np.int64)
     I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
@@ -105,6 +112,8 @@ def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0
     d[D_N] = k + 1
     d[D_IPOS] = ipos + 1 + nin
     d[D_FPOS] = fpos + nf
+    if saves:
+        d[D_BYTES] += out_arr.nbytes
     return k
 
 
@@ -120,9 +129,11 @@ def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out
 @njit(cache=True, error_model="numpy")
 def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, saves):
     """`_record` at the tape's end, as `record_small_at_end` does for the common row."""
-    d = carray(_voidptr(desc_addr), 11, np.int64)
+    d = carray(_voidptr(desc_addr), D_LEN, np.int64)
     k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
     if k >= d[D_NR] or ipos + payload.size > d[D_NI] or fpos + fattrs.size > d[D_NF]:
+        return -1
+    if d[D_BYTES] > d[D_BLIM]:
         return -1
     R = carray(_voidptr(d[D_R]), (d[D_NR], RW), np.int64)
     I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
@@ -132,6 +143,8 @@ def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, save
     d[D_N] = k + 1
     d[D_IPOS] = ipos + payload.size
     d[D_FPOS] = fpos + fattrs.size
+    if saves:
+        d[D_BYTES] += out_arr.nbytes
     return k
 
 
@@ -185,7 +198,8 @@ class Tape:
         self.F = np.zeros(rows * 2, np.float64)
         self.S = np.zeros((slots, SW), np.int64)
         self.saved = np.empty(rows, object)  # per row: what its VJP reads (or a custom ctx)
-        self.desc = np.zeros(11, np.int64)
+        self.desc = np.zeros(D_LEN, np.int64)
+        self.desc[D_BLIM] = SAVED_BYTES_LIMIT
         self.desc_addr = address(self.desc)
         self.ctr = self.desc[D_N : D_FPOS + 1]  # rows, payload ints, float attrs used
         self.handles = [0] * slots  # live tensors per slot
@@ -246,8 +260,9 @@ class Tape:
     def reserve(self, nint, nfloat):
         """Make room for one row before recording it (collect garbage or grow)."""
         if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
-            if self.fpos + nfloat <= self.F.size:
+            if self.fpos + nfloat <= self.F.size and self.desc[D_BYTES] <= self.desc[D_BLIM]:
                 return
+        self.desc[D_BYTES] = 0
         if not self.pinned:
             self.collect()
         while self.n >= self.R.shape[0] // 2:

@@ -8,12 +8,13 @@ iterations.
 
 import gc
 import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
 
 import nbgrad
-from nbgrad.tape import TAPE
+from nbgrad.tape import SAVED_BYTES_LIMIT, TAPE
 
 KIB = 1024
 
@@ -121,6 +122,21 @@ def test_forward_only_loop_without_backward_is_flat():
     w = nbgrad.randn(4, 4, requires_grad=True)
     x = nbgrad.randn(3, 4)
     _steady(lambda: (x @ w).sigmoid().sum(0).exp().mean(), warm=2000, measured=2000)
+
+
+def test_dropped_graphs_free_large_saved_values():
+    """A few huge ops per step fill no tape: dropped graphs' saved values must still go
+    (PyTorch frees them with the graph), within tape.SAVED_BYTES_LIMIT, with no explicit
+    collection in the loop."""
+    _settle()
+    x = nbgrad.ones(1 << 20, requires_grad=True)  # float32: 4 MiB per saved output
+    alive = []
+    for _ in range(100):  # 400 MiB if nothing were freed
+        y = x.exp()  # saves its output for the VJP
+        alive.append(weakref.ref(y._data))
+        del y
+    held = sum(r() is not None for r in alive) * (4 << 20)
+    assert held <= SAVED_BYTES_LIMIT + (4 << 20), held
 
 
 def test_fresh_leaves_each_iteration_is_flat():

@@ -13,6 +13,7 @@ from numba import njit
 
 from ...autograd.grad_mode import STATE
 from ...tape import (
+    D_BYTES,
     S_ADDR,
     S_DT,
     S_NDIM,
@@ -101,6 +102,8 @@ def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
     else:
         set_slot(s, out, 1, k)
     T.saved[k] = saved
+    if saved is not None:  # see tape.SAVED_BYTES_LIMIT
+        T.desc[D_BYTES] += out.size * out.dtype.itemsize
     T.n = k + 1
     T.ipos += payload.size
     T.fpos += fa.size
