@@ -730,3 +730,32 @@ def test_optimizers_step_on_the_device(make):
         assert bufs and all(v.is_cuda == (dev == "cuda") for v in bufs)
     for c, g in zip(res["cpu"], res["cuda"]):
         np.testing.assert_allclose(g, c, rtol=1e-12, atol=1e-12)
+
+
+def test_compile_runs_cuda_functions_eagerly():
+    """nbgrad.compile replays CPU programs only: a function with a CUDA argument, a CUDA
+    parameter or a move to the GPU warns once and runs eagerly (right values, on the
+    device), where a replay used to reach a CPU kernel with device memory."""
+    from nbgrad._compile import CompileError, CompileWarning
+
+    w = nb.tensor(X, device="cuda", requires_grad=True)
+    xc = nb.tensor(X + 1.0, requires_grad=True)
+
+    def with_arg(x):
+        return nb.autograd.grad((x.sin() * x).sum(), x)[0]
+
+    def with_param(x):
+        return (w * x).sum()
+
+    def with_move(x):
+        return (x.to("cuda") * 2.0).sum()
+
+    for fn, arg in ((with_arg, w), (with_param, w.detach()), (with_move, xc)):
+        cf = nb.compile(fn)
+        with pytest.warns(CompileWarning, match="CUDA tensors"):
+            first = cf(arg)
+        for out in (first, cf(arg)):  # the trace, then the eager fallback
+            assert out.is_cuda
+            np.testing.assert_allclose(out.detach().cpu().numpy(), fn(arg).detach().cpu().numpy())
+        with pytest.raises(CompileError, match="CUDA tensors"):
+            nb.compile(fn, fallback="raise")(arg)

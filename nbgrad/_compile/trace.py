@@ -23,6 +23,7 @@ import numpy as np
 
 from ..autograd import engine
 from ..autograd.grad_mode import STATE, no_grad
+from ..backends.cuda.record import CUDA_DT as CUDA_ROW_DT
 from ..ops import indexing, losses
 from ..ops.registry import OPS
 from ..optim.optimizer import Optimizer
@@ -42,6 +43,8 @@ from ..tape import (
     TAPE,
 )
 from ..tensor import Tensor
+
+CUDA_REASON = "CUDA tensors: compiled programs run on the CPU only"
 
 
 class Untraceable(Exception):
@@ -382,6 +385,8 @@ def run_traced(fn, args, kwargs):
     """Call fn(*args, **kwargs) eagerly while tracing; returns (result, Trace or reason)."""
     tr = Trace()
     tensors = _tensor_args(args, kwargs)
+    if any(type(t._data) is not np.ndarray for t in tensors):
+        return fn(*args, **kwargs), CUDA_REASON
     subst = {}
     for i, t in enumerate(tensors):
         d = t._data
@@ -433,6 +438,8 @@ def _read_rows(tr, start, used, hooks):
         ln, fp, fl = int(R[k, R_ILEN]), int(R[k, R_FPOS]), int(R[k, R_FLEN])
         pay = I[p : p + ln].tolist()
         op = OPS[int(R[k, R_CODE])].name
+        if R[k, R_DT] >= CUDA_ROW_DT:  # a CUDA tensor took part (an argument, a parameter)
+            raise Untraceable(f"op {op!r}: {CUDA_REASON}")
         extra = tr.extra.get(k - start)
         if op == "einsum":  # its equation (normalised), kept with what its VJP reads
             extra = _equation(T, k) if extra is None else extra
