@@ -240,6 +240,7 @@ class _Gen:
         self.floats = False  # whether the loops read a scalar cotangent
         self.scalar_dt = {}  # scalar cotangent name -> its dtype
         self.owned = []  # arrays allocated apart from the arenas
+        self.in_arena = {}  # name -> (its line, arena, offset)
         self.arena = [0, 0]  # elements used in the float32 / float64 arenas
         self.kept = {}  # run -> values its forward stores for its VJP loop (small runs)
 
@@ -254,6 +255,27 @@ class _Gen:
         off = self.arena[dt]
         self.arena[dt] = off + n + (-n) % 8  # keep 64-byte alignment
         self.w(f"{name} = W{dt}[{off}:{off + n}]")
+        self.in_arena[name] = (len(self.L) - 1, dt, off)
+
+    def addresses_only(self, keep):
+        """Arena buffers the program only hands on by address (to loops and rows) are
+        addresses, not array views: a view is an object the compiled code builds and
+        reference-counts, and a program of a few hundred rows has hundreds of them."""
+        text = "\n".join(self.L)
+        uses = {}
+        for m in re.finditer(r"\b([vg]\d+)\b(\.ctypes\.data)?", text):
+            u = uses.setdefault(m.group(1), [0, 0])
+            u[0] += 1
+            u[1] += m.group(2) is not None
+        drop = {}
+        for name, (line, dt, off) in self.in_arena.items():
+            if name not in keep and uses[name][0] == uses[name][1] + 1:  # +1: the slice
+                drop[name] = f"(WP{dt} + {off * (4 if dt == 0 else 8)})"
+                self.L[line] = ""
+        if drop:
+            pat = re.compile(r"\b([vg]\d+)\.ctypes\.data\b")
+            self.L = [pat.sub(lambda m: drop.get(m.group(1), m.group(0)), ln) for ln in self.L]
+            self.L = [ln for ln in self.L if ln]
 
     def w(self, line, ind=1):
         self.L.append("    " * ind + line)
@@ -983,6 +1005,7 @@ def build(tr, tracers):
         rets.append(f"g{s}" if (s in g.cot or s in g.flagged or not grad_mode) else "None")
     if any(r == "None" for r in rets):
         raise Untraceable("a differentiated input is unused in the graph")
+    g.addresses_only(set(rets))
     head = ['@njit(cache=True, error_model="numpy")', "def program(A, G, GF, TG, TT, TF):"]
     pre = ["    TS, TA, TB, TP, TX = TT", "    CTX = TX.ctypes.data"] if generic else []
     owned = list(g.owned)
@@ -1001,6 +1024,7 @@ def build(tr, tracers):
     for dt, size in enumerate(g.arena):
         if size:
             pre.append(f"    W{dt} = np.empty({size}, {_D[dt]})")
+            pre.append(f"    WP{dt} = W{dt}.ctypes.data")
             owned.append(f"W{dt}")
     for j in range(len(g.extras)):
         pre.append(f"    X{j} = TG[{j}]")
