@@ -3,7 +3,8 @@
 Generated source (plain Python, written to the cache directory so Numba caches it):
 
 * runs of consecutive elementwise rows of one size become one loop; their intermediate
-  values are scalars, and only values something outside the run reads are stored;
+  values are scalars, and only values something outside the run reads are stored; each
+  loop is compiled apart and called by address (pieces.py);
 * the run's VJPs are one loop too, recomputing the run's forward values from its inputs
   (reading memory once, storing nothing in between), then applying the rules' VJP
   expressions in reverse row order;
@@ -269,7 +270,8 @@ class _Gen:
             u[1] += m.group(2) is not None
         drop = {}
         for name, (line, dt, off) in self.in_arena.items():
-            if name not in keep and uses[name][0] == uses[name][1] + 1:  # +1: the slice
+            u = uses.get(name)  # (values and cotangents; not a loss's own buffers)
+            if name not in keep and u is not None and u[0] == u[1] + 1:  # +1: the slice
                 drop[name] = f"(WP{dt} + {off * (4 if dt == 0 else 8)})"
                 self.L[line] = ""
         if drop:
