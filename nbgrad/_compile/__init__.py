@@ -53,6 +53,7 @@ class _Replay:
         self.tape = layout["tape"]  # the program's own tape (generic rows): kept alive
         self.tape_args = self.tape.args
         self.patches = layout["patches"]
+        self.loops = layout["loops"]  # the fused loops' addresses (pieces.py)
 
     def _resolve(self, ref):
         """Output references as indices into the program's results."""
@@ -134,7 +135,7 @@ class _Replay:
             else:  # "cond": a boolean argument
                 t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
-        res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args)
+        res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args, self.loops)
         del keep
         if rowfwd.ERRORS:  # an eager op called back from the program raised
             e = rowfwd.ERRORS[0]
