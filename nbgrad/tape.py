@@ -21,8 +21,9 @@ import contextlib
 import weakref
 
 import numpy as np
-from numba import carray, njit
+from numba import carray, cfunc, njit, types
 
+from .backends.cpu.extern import export, extern
 from .backends.cpu.memory import _voidptr, address
 
 # row columns
@@ -38,13 +39,18 @@ SW = S_SHAPE + MAXD
 
 
 @njit(cache=True, error_model="numpy")
-def _set_slot(S, s, arr, dt, rg, prod):
-    S[s, S_ADDR] = arr.ctypes.data
-    S[s, S_NUMEL] = arr.size
-    S[s, S_NDIM] = arr.ndim
+def _slot_header(S, s, addr, numel, ndim, dt, rg, prod):
+    S[s, S_ADDR] = addr
+    S[s, S_NUMEL] = numel
+    S[s, S_NDIM] = ndim
     S[s, S_DT] = dt
     S[s, S_RG] = rg
     S[s, S_PROD] = prod
+
+
+@njit(cache=True, error_model="numpy")
+def _set_slot(S, s, arr, dt, rg, prod):
+    _slot_header(S, s, arr.ctypes.data, arr.size, arr.ndim, dt, rg, prod)
     for d in range(arr.ndim):
         S[s, S_SHAPE + d] = arr.shape[d]
 
@@ -60,19 +66,6 @@ def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
     R[k, R_FPOS] = fpos
     R[k, R_FLEN] = flen
     R[k, R_SAVED] = saves
-
-
-@njit(cache=True, error_model="numpy")
-def _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
-    """The common row: one output, at most two inputs and one float attr, no int attrs."""
-    _row_header(R, k, code, dt, 1, nin, ipos, 1 + nin, fpos, nf, saves)
-    I[ipos] = out
-    I[ipos + 1] = in0
-    if nin == 2:
-        I[ipos + 2] = in1
-    if nf:
-        F[fpos] = f0
-    _set_slot(S, out, out_arr, dt, 1, k)
 
 
 # The tape descriptor: an int64 array holding the tape arrays' addresses and sizes and the
@@ -96,11 +89,18 @@ def _describe(desc, R, I, F, S):
     desc[D_S], desc[D_NS] = S.ctypes.data, S.shape[0]
 
 
-@njit(cache=True, error_model="numpy")
-def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
-    """`_record_small` at the tape's end, the tape given by its descriptor's address.
+# Appending a row is compiled into every recording kernel (each op's fused forward and
+# record, per dtype and rank). Linked into each of them, the row writer cost about a second
+# of compile per kernel instance; exported as C functions (`extern.py`) it is compiled
+# once, and a kernel only writes its output's shape, which depends on its rank.
+_I, _F = types.int64, types.float64
+
+
+@cfunc(_I(*[_I] * 12, _F, _I), cache=True, error_model="numpy")
+def _append_small(d_addr, code, dt, out, addr, numel, ndim, nbytes, nin, in0, in1, nf, f0, saves):
+    """The common row: one output, at most two inputs and one float attr, no int attrs.
     Returns the row index, or -1 if the tape is full (the caller makes room and retries)."""
-    d = carray(_voidptr(desc_addr), D_LEN, np.int64)
+    d = carray(_voidptr(d_addr), D_LEN, np.int64)
     k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
     if k >= d[D_NR] or ipos + 3 > d[D_NI] or fpos + 1 > d[D_NF] or d[D_BYTES] > d[D_BLIM]:
         return -1
@@ -108,43 +108,83 @@ def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0
     I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
     F = carray(_voidptr(d[D_F]), d[D_NF], np.float64)
     S = carray(_voidptr(d[D_S]), (d[D_NS], SW), np.int64)
-    _record_small(R, I, F, S, k, ipos, fpos, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves)
+    _row_header(R, k, code, dt, 1, nin, ipos, 1 + nin, fpos, nf, saves)
+    I[ipos] = out
+    I[ipos + 1] = in0
+    if nin == 2:
+        I[ipos + 2] = in1
+    if nf:
+        F[fpos] = f0
+    _slot_header(S, out, addr, numel, ndim, dt, 1, k)
     d[D_N] = k + 1
     d[D_IPOS] = ipos + 1 + nin
     d[D_FPOS] = fpos + nf
     if saves:
-        d[D_BYTES] += out_arr.nbytes
+        d[D_BYTES] += nbytes
     return k
 
 
-@njit(cache=True, error_model="numpy")
-def _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves):
-    """Any row: `payload` is outs, ins, int attrs; `out_arr` is the value of outs[0]."""
-    _row_header(R, k, code, dt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
-    I[ipos : ipos + payload.size] = payload
-    F[fpos : fpos + fattrs.size] = fattrs
-    _set_slot(S, payload[0], out_arr, dt, 1, k)
-
-
-@njit(cache=True, error_model="numpy")
-def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, saves):
-    """`_record` at the tape's end, as `record_small_at_end` does for the common row."""
-    d = carray(_voidptr(desc_addr), D_LEN, np.int64)
+@cfunc(_I(*[_I] * 14), cache=True, error_model="numpy")
+def _append(d_addr, code, dt, nout, nin, p_addr, np_, f_addr, nf, addr, numel, ndim, nbytes, saves):
+    """Any row: the payload (outs, ins, int attrs) and float attrs given by address."""
+    d = carray(_voidptr(d_addr), D_LEN, np.int64)
     k, ipos, fpos = d[D_N], d[D_IPOS], d[D_FPOS]
-    if k >= d[D_NR] or ipos + payload.size > d[D_NI] or fpos + fattrs.size > d[D_NF]:
-        return -1
-    if d[D_BYTES] > d[D_BLIM]:
+    if k >= d[D_NR] or ipos + np_ > d[D_NI] or fpos + nf > d[D_NF] or d[D_BYTES] > d[D_BLIM]:
         return -1
     R = carray(_voidptr(d[D_R]), (d[D_NR], RW), np.int64)
     I = carray(_voidptr(d[D_I]), d[D_NI], np.int64)
     F = carray(_voidptr(d[D_F]), d[D_NF], np.float64)
     S = carray(_voidptr(d[D_S]), (d[D_NS], SW), np.int64)
-    _record(R, I, F, S, k, ipos, fpos, code, dt, nout, nin, payload, fattrs, out_arr, saves)
+    payload = carray(_voidptr(p_addr), np_, np.int64)
+    _row_header(R, k, code, dt, nout, nin, ipos, np_, fpos, nf, saves)
+    I[ipos : ipos + np_] = payload
+    F[fpos : fpos + nf] = carray(_voidptr(f_addr), nf, np.float64)
+    _slot_header(S, payload[0], addr, numel, ndim, dt, 1, k)
     d[D_N] = k + 1
-    d[D_IPOS] = ipos + payload.size
-    d[D_FPOS] = fpos + fattrs.size
+    d[D_IPOS] = ipos + np_
+    d[D_FPOS] = fpos + nf
     if saves:
-        d[D_BYTES] += out_arr.nbytes
+        d[D_BYTES] += nbytes
+    return k
+
+
+export("nbgrad_tape_append_small", _append_small)
+export("nbgrad_tape_append", _append)
+_c_append_small = extern("nbgrad_tape_append_small", _I, *[_I] * 12, _F, _I)
+_c_append = extern("nbgrad_tape_append", _I, *[_I] * 14)
+
+
+@njit(cache=True, error_model="numpy")
+def _write_shape(d_addr, s, shape):
+    d = carray(_voidptr(d_addr), D_LEN, np.int64)
+    S = carray(_voidptr(d[D_S]), (d[D_NS], SW), np.int64)
+    for j in range(len(shape)):
+        S[s, S_SHAPE + j] = shape[j]
+
+
+@njit(cache=True, error_model="numpy")
+def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0, saves):
+    """Append the common row (see `_append_small`) for output slot `out` holding
+    `out_arr`. Returns the row index, or -1 if the tape is full."""
+    a = out_arr
+    k = _c_append_small(
+        desc_addr, code, dt, out, a.ctypes.data, a.size, a.ndim, a.nbytes, nin, in0, in1, nf,
+        f0, saves)  # fmt: skip
+    if k >= 0:
+        _write_shape(desc_addr, out, a.shape)
+    return k
+
+
+@njit(cache=True, error_model="numpy")
+def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, saves):
+    """Append any row: `payload` is outs, ins, int attrs; `out_arr` is the value of
+    outs[0]. Returns the row index, or -1 if the tape is full."""
+    a = out_arr
+    k = _c_append(
+        desc_addr, code, dt, nout, nin, payload.ctypes.data, payload.size, fattrs.ctypes.data,
+        fattrs.size, a.ctypes.data, a.size, a.ndim, a.nbytes, saves)  # fmt: skip
+    if k >= 0:
+        _write_shape(desc_addr, payload[0], a.shape)
     return k
 
 
@@ -315,7 +355,7 @@ class Tape:
             del self.watch[s]
 
     def record_small(self, code, dt, s, out_arr, nin, in0, in1, nf, f0, saved):
-        """The common row (see `_record_small`) for the new output slot `s`."""
+        """The common row (see `_append_small`) for the new output slot `s`."""
         saves = SAVES_NONE if saved is None else SAVES_LIVE
         args = (code, dt, s, out_arr, nin, in0, in1, nf, f0, saves)
         k = record_small_at_end(self.desc_addr, *args)

@@ -9,6 +9,7 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from ..backends.cpu.blas import gemm
 from ..ops.losses import nll_grad
 
 _opts = {"cache": True, "error_model": "numpy"}
@@ -109,7 +110,7 @@ def np_sum64(a):
 @njit(**_opts)
 def linear_fwd(x, w, b, has_b, out):
     """`ops/linear.py`'s forward: out = x @ w.T (BLAS), then += b row by row."""
-    np.dot(x, w.T, out)
+    gemm(False, x, True, w, out, 0.0)
     if has_b:
         m, o = out.shape
         for r in range(m):
@@ -121,15 +122,9 @@ def linear_fwd(x, w, b, has_b, out):
 def linear_vjp(g, x, w, gx, want_x, init_x, gw, want_w, init_w, gb, want_b, init_b):
     """`vjp_linear`'s arithmetic on arrays: gx = g w, gw = g.T x, gb = column sums of g."""
     if want_x:
-        if init_x:
-            np.dot(g, w, gx)
-        else:
-            gx[:, :] += np.dot(g, w)
+        gemm(False, g, False, w, gx, 0.0 if init_x else 1.0)
     if want_w:
-        if init_w:
-            np.dot(g.T, x, gw)
-        else:
-            gw[:, :] += np.dot(g.T, x)
+        gemm(True, g, False, x, gw, 0.0 if init_w else 1.0)
     if want_b:
         if init_b:
             gb[:] = 0
@@ -137,28 +132,6 @@ def linear_vjp(g, x, w, gx, want_x, init_x, gw, want_w, init_w, gb, want_b, init
         for r in range(m):
             for c in range(o):
                 gb[c] += g[r, c]
-
-
-@njit(**_opts)
-def matmul_vjp(g, a, b, ga, want_a, init_a, gb, want_b, init_b, B, m, kk, n, ab, bb):
-    """`linalg.vjp_matmul`'s arithmetic on flat arrays (same BLAS calls, same order)."""
-    g = g.reshape((B, m, n))
-    if want_a:
-        b3 = b.reshape((B if bb else 1, kk, n))
-        ga3 = ga.reshape((B if ab else 1, m, kk))
-        for i in range(B):
-            if init_a and (ab or i == 0):
-                np.dot(g[i], b3[i if bb else 0].T, ga3[i if ab else 0])
-            else:
-                ga3[i if ab else 0] += np.dot(g[i], b3[i if bb else 0].T)
-    if want_b:
-        a3 = a.reshape((B if ab else 1, m, kk))
-        gb3 = gb.reshape((B if bb else 1, kk, n))
-        for i in range(B):
-            if init_b and (bb or i == 0):
-                np.dot(a3[i if ab else 0].T, g[i], gb3[i if bb else 0])
-            else:
-                gb3[i if bb else 0] += np.dot(a3[i if ab else 0].T, g[i])
 
 
 @njit(**_opts)

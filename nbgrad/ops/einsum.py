@@ -7,7 +7,7 @@ pairwise (each pair keeps the letters still needed), so a row has one or two ope
 * BLAS rows: two operands without repeated letters whose letters are batch (in A, B and
   out), m (A and out), k (A and B) or n (B and out). The forward saves A and B permuted to
   (batch, m, k) and (batch, k, n) (no copy when already so) and runs batched GEMM; the VJP
-  is gA = g B^T and gB = A^T g per batch with BLAS (np.dot in Numba), scattered back
+  is gA = g B^T and gB = A^T g per batch with BLAS (`blas.gemm`), scattered back
   through the operands' strides; below a `sum` (g one value c everywhere, rowio.bcast)
   those are c times B's row sums and A's column sums, with no GEMM.
 * generic rows (traces, diagonals, sums of a letter only one operand has, ...): the VJP
@@ -21,7 +21,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
-from ..backends.cpu.blas import matmul_into
+from ..backends.cpu.blas import gemm, matmul_into
 from ..backends.cpu.memory import view_as
 from ..backends.cpu.rowio import (
     bcast,
@@ -126,32 +126,18 @@ def _vjp_blas(T, k, V):
     if wants(T, s_a):
         ga = cot(T, s_a, V)
         init = first(T, s_a)
-        if a_id:
-            ga3 = ga.reshape((nb, nm, nk))
-            for i in range(nb):
-                if init:
-                    np.dot(gc[i], bc[i].T, ga3[i])
-                else:
-                    ga3[i] += np.dot(gc[i], bc[i].T)
-        else:
-            t = np.empty((nb, nm, nk), ga.dtype)
-            for i in range(nb):
-                np.dot(gc[i], bc[i].T, t[i])
+        t = ga.reshape((nb, nm, nk)) if a_id else np.empty((nb, nm, nk), ga.dtype)
+        for i in range(nb):
+            gemm(False, gc[i], True, bc[i], t[i], 0.0 if init or not a_id else 1.0)
+        if not a_id:
             _strided_add(ga, ashp, ast, t.reshape(t.size), init)
     if wants(T, s_b):
         gb = cot(T, s_b, V)
         init = first(T, s_b)
-        if b_id:
-            gb3 = gb.reshape((nb, nk, nn))
-            for i in range(nb):
-                if init:
-                    np.dot(ac[i].T, gc[i], gb3[i])
-                else:
-                    gb3[i] += np.dot(ac[i].T, gc[i])
-        else:
-            t = np.empty((nb, nk, nn), gb.dtype)
-            for i in range(nb):
-                np.dot(ac[i].T, gc[i], t[i])
+        t = gb.reshape((nb, nk, nn)) if b_id else np.empty((nb, nk, nn), gb.dtype)
+        for i in range(nb):
+            gemm(True, ac[i], False, gc[i], t[i], 0.0 if init or not b_id else 1.0)
+        if not b_id:
             _strided_add(gb, bshp, bst, t.reshape(t.size), init)
 
 

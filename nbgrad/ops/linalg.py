@@ -11,7 +11,7 @@ from numba import njit
 
 from nbgrad._array import contig
 
-from ..backends.cpu.blas import matmul_into
+from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .emit import emit
@@ -80,27 +80,16 @@ def vjp_matmul(T, k, V):
         b3 = value(T, s_b, V).reshape((B, kk, n))
         vjp_const(T, s_a, s_b, V, bval(T, s_y, V), a3, b3)
         return
-    g = cot(T, s_y, V).reshape((B, m, n))
+    g = cot(T, s_y, V)
     # first contribution written by BLAS in place; later ones (or a shared operand's
     # sum over the batch) added
-    if wants(T, s_a):
-        b = value(T, s_b, V).reshape((B if bb else 1, kk, n))
-        ga = cot(T, s_a, V).reshape((B if ab else 1, m, kk))
-        init = first(T, s_a)
-        for i in range(B):
-            if init and (ab or i == 0):
-                np.dot(g[i], b[i if bb else 0].T, ga[i if ab else 0])
-            else:
-                ga[i if ab else 0] += np.dot(g[i], b[i if bb else 0].T)
-    if wants(T, s_b):
-        a = value(T, s_a, V).reshape((B if ab else 1, m, kk))
-        gb = cot(T, s_b, V).reshape((B if bb else 1, kk, n))
-        init = first(T, s_b)
-        for i in range(B):
-            if init and (bb or i == 0):
-                np.dot(a[i if ab else 0].T, g[i], gb[i if bb else 0])
-            else:
-                gb[i if bb else 0] += np.dot(a[i if ab else 0].T, g[i])
+    wa, wb = wants(T, s_a), wants(T, s_b)
+    ga = cot(T, s_a, V) if wa else g[:0]
+    gb = cot(T, s_b, V) if wb else g[:0]
+    fa = first(T, s_a) if wa else False
+    fb = first(T, s_b) if wb else False
+    a, b = value(T, s_a, V), value(T, s_b, V)
+    matmul_vjp(g, a, b, ga, wa, fa, gb, wb, fb, B, m, kk, n, ab, bb)
 
 
 def _check(a, b, name):

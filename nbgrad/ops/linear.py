@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit
 
 from .._dtype import scalar_name as _scalar_name
-from ..backends.cpu.blas import mm_into
+from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .emit import emit
@@ -24,17 +24,11 @@ def vjp_linear(T, k, V):
     if wants(T, s_x):
         w = value(T, s_w, V).reshape((o, i_))
         gx = cot(T, s_x, V).reshape((m, i_))
-        if first(T, s_x):
-            np.dot(g, w, gx)
-        else:
-            np.add(gx, np.dot(g, w), gx)  # not `gx +=`: Numba drops it on these views
+        gemm(False, g, False, w, gx, 0.0 if first(T, s_x) else 1.0)
     if wants(T, s_w):
         x = value(T, s_x, V).reshape((m, i_))
         gw = cot(T, s_w, V).reshape((o, i_))
-        if first(T, s_w):
-            np.dot(g.T, x, gw)
-        else:
-            np.add(gw, np.dot(g.T, x), gw)
+        gemm(True, g, False, x, gw, 0.0 if first(T, s_w) else 1.0)
     if iattr(T, k, 3):
         s_b = in_slot(T, k, 2)
         if wants(T, s_b):
@@ -97,7 +91,7 @@ def linear(input, weight, bias=None):  # noqa: A002
                 return out + b
     x2 = xd.reshape(m, i_)
     out = np.empty((m, o), xd.dtype)
-    mm_into(x2, wd.T, out)  # the BLAS the VJP uses (one thread pool)
+    gemm(False, x2, True, wd, out, 0.0)  # the BLAS the VJP uses (one thread pool)
     if b is not None:
         out += b._data.reshape(-1) if b._data.size == o else b._data.reshape(())
         if b._data.size != o:

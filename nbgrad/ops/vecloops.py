@@ -9,9 +9,12 @@ max scalar.
 import numba
 import numpy as np
 from llvmlite import ir
-from numba import njit, prange, types
+from numba import carray, cfunc, njit, prange, types
 from numba.extending import intrinsic
+from numba.np.ufunc.parallel import _launch_threads
 
+from ..backends.cpu.extern import export, extern
+from ..backends.cpu.memory import _voidptr
 from ..backends.cpu.vmath import _f32_bits, _f32_from_bits, _fma, _only_f32, vexp
 
 
@@ -124,11 +127,7 @@ GMUL_CHUNKS = 64
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def gmul_par(g, o, out, sign, has_o, init):
-    """out = sign * g * o (`o` unused unless has_o), or += when not `init`, over chunks in
-    parallel: the VJPs `g`, `-g`, `g * b` of add, sub and mul on large arrays (sign is +-1,
-    so the results are bit-identical to the serial rule)."""
-    c = out.dtype.type(sign)
+def _gmul_chunks(g, o, out, c, has_o, init):
     n = out.size
     chunk = (n + GMUL_CHUNKS - 1) // GMUL_CHUNKS
     for q in prange(GMUL_CHUNKS):
@@ -155,13 +154,73 @@ def _gscale_range(c, o, out, has_o, init):
 
 
 @njit(cache=True, parallel=True, error_model="numpy")
-def _gscale_par(c, o, out, has_o, init):
+def _gscale_chunks(c, o, out, has_o, init):
     n = out.size
     chunk = (n + GMUL_CHUNKS - 1) // GMUL_CHUNKS
     for q in prange(GMUL_CHUNKS):
         lo = min(q * chunk, n)
         hi = min(lo + chunk, n)
-        _gscale_range(c, o[lo:hi] if has_o else o[:0], out[lo:hi], has_o, init)
+        _gscale_range(c, o[lo:hi], out[lo:hi], has_o, init)
+
+
+# The parallel loops are called from many VJP kernels (gscale from every one, through
+# rowio.settle): exported as C functions, one per dtype, so no kernel links and recompiles
+# their gufuncs (see backends/cpu/extern.py). Arguments: addresses of g, o and out (o read
+# only if has_o), the length, the factor, has_o, init.
+_launch_threads()  # the exported gufuncs run on Numba's thread pool
+_I, _F = types.int64, types.float64
+_PAR = (_I, _I, _I, _I, _F, _I, _I)
+
+
+@njit(inline="always", error_model="numpy")
+def _views(g, o, out, n, has_o, dtype):
+    m = n if has_o else 0
+    return (carray(_voidptr(g), n, dtype), carray(_voidptr(o), m, dtype),
+            carray(_voidptr(out), n, dtype))  # fmt: skip
+
+
+@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+def _gmul32(g, o, out, n, c, has_o, init):
+    _gmul_chunks(*_views(g, o, out, n, has_o, np.float32), np.float32(c), has_o != 0, init != 0)
+
+
+@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+def _gmul64(g, o, out, n, c, has_o, init):
+    _gmul_chunks(*_views(g, o, out, n, has_o, np.float64), c, has_o != 0, init != 0)
+
+
+@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+def _gscale32(g, o, out, n, c, has_o, init):
+    _, o, out = _views(out, o, out, n, has_o, np.float32)
+    _gscale_chunks(np.float32(c), o, out, has_o != 0, init != 0)
+
+
+@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+def _gscale64(g, o, out, n, c, has_o, init):
+    _, o, out = _views(out, o, out, n, has_o, np.float64)
+    _gscale_chunks(c, o, out, has_o != 0, init != 0)
+
+
+_x = {}
+for _name, _fn in (("gmul32", _gmul32), ("gmul64", _gmul64), ("gscale32", _gscale32),
+                   ("gscale64", _gscale64)):  # fmt: skip
+    export("nbgrad_" + _name, _fn)
+    _x[_name] = extern("nbgrad_" + _name, types.void, *_PAR)
+_x_gmul32, _x_gmul64, _x_gscale32, _x_gscale64 = (
+    _x[n] for n in ("gmul32", "gmul64", "gscale32", "gscale64")
+)
+
+
+@njit(cache=True, error_model="numpy")
+def gmul_par(g, o, out, sign, has_o, init):
+    """out = sign * g * o (`o` unused unless has_o), or += when not `init`, over chunks in
+    parallel: the VJPs `g`, `-g`, `g * b` of add, sub and mul on large arrays (sign is +-1,
+    so the results are bit-identical to the serial rule). Flat contiguous arrays."""
+    a = (g.ctypes.data, o.ctypes.data, out.ctypes.data, out.size, float(sign))
+    if out.itemsize == 4:
+        _x_gmul32(*a, np.int64(has_o), np.int64(init))
+    else:
+        _x_gmul64(*a, np.int64(has_o), np.int64(init))
 
 
 GSCALE_PAR_MIN = 1 << 16
@@ -171,9 +230,13 @@ GSCALE_PAR_MIN = 1 << 16
 def gscale(c, o, out, has_o, init):
     """out = c * o (`o` unused unless has_o: out = c), or += when not `init`: a VJP whose
     cotangent is one value broadcast (rowio.bcast) times a saved array, or that value
-    spread out. Parallel on large arrays."""
+    spread out. Parallel on large arrays. Flat contiguous arrays."""
     c = out.dtype.type(c)
-    if out.size >= GSCALE_PAR_MIN:
-        _gscale_par(c, o, out, has_o, init)
-    else:
+    if out.size < GSCALE_PAR_MIN:
         _gscale_range(c, o, out, has_o, init)
+        return
+    a = (0, o.ctypes.data, out.ctypes.data, out.size, float(c), np.int64(has_o), np.int64(init))
+    if out.itemsize == 4:
+        _x_gscale32(*a)
+    else:
+        _x_gscale64(*a)
