@@ -213,7 +213,6 @@ def test_functional():
             res["v"] = v.numpy()
         res[dev] = (
             AF.hessian(f, x),
-            AF.jacobian(g, x),
             AF.jacobian(g, x, vectorize=True),
             AF.jacobian(g, x, vectorize=True, strategy="forward-mode"),
             AF.hvp(f, x, v)[1],

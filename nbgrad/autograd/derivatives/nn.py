@@ -211,7 +211,7 @@ def _activation(row, g):
     x = row.x()
     xd = x.detach()
     if kind == act.LEAKY:
-        return (g * (_mask(row, xd > 0) * (1.0 - p0) + p0),)
+        return (where(xd > 0, g, g * p0),)
     if kind == act.HARDTANH:
         return (g * _mask(row, (xd > p0) & (xd < p1)),)
     if kind == act.CLAMP:
