@@ -474,8 +474,12 @@ def grad(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
-            zero = np.zeros(bshape + t._data.shape, t._data.dtype)
-            out.append(Tensor._make(zero, -1, False) if materialize_grads else None)
+            if not materialize_grads:
+                out.append(None)
+                continue
+            from .derivatives import on_device
+
+            out.append(on_device(np.zeros(bshape + t._data.shape, t._data.dtype), t.is_cuda))
         else:
             out.append(_as_tensor(buf))
     return tuple(out)

@@ -83,9 +83,12 @@ def make_dual(tensor, tangent, *, level=None, _batched=False):
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError("make_dual(): expected Tensor arguments")
     nb = 1 if _batched else 0
-    from .graph import refuse_cuda
-
-    refuse_cuda((tensor, tangent), ())
+    if tangent.is_cuda != tensor.is_cuda:
+        raise RuntimeError(
+            "Trying to set a forward gradient on a different device than the original "
+            f"Tensor: the Tensor is on {tensor.device} while the forward gradient is on "
+            f"{tangent.device}."
+        )
     if tuple(tangent.shape[nb:]) != tuple(tensor.shape):
         from .._size import Size
 
@@ -106,7 +109,7 @@ def make_dual(tensor, tangent, *, level=None, _batched=False):
         with enable_grad():
             dual = tensor.view_as(tensor)  # differentiable w.r.t. the primal, as in PyTorch
     else:
-        dual = Tensor._make(tensor._data, -1, False).requires_grad_(True)
+        dual = tensor.detach().requires_grad_(True)
     from ..ops.emit import slot_of
 
     s = slot_of(dual)
@@ -121,7 +124,7 @@ def unpack_dual(tensor, *, level=None):
         return UnpackedDualTensor(tensor, None)
     lv = _LEVELS[-1]
     t = _tangent(lv, tensor._slot)
-    primal = Tensor._make(tensor._data, -1, False)
+    primal = tensor.detach()
     return UnpackedDualTensor(primal, t)
 
 
@@ -165,11 +168,8 @@ def _jvp(k, ins, outs, tin, nb):
             "Functions define backward only"
         )
     # the transpose of the (linear in u) differentiable VJP: d<J^T u, t>/du = J t
-    us = [
-        Tensor._make(np.zeros(row.shape(s), row.dtype(s).np), -1, False).requires_grad_(True)
-        for s in outs
-    ]
     plain = Row(k, name, 0, ())
+    us = [plain.zeros(s).requires_grad_(True) for s in outs]
     with enable_grad():
         gins = vjp_of(name)(plain, *us)
     from .engine import grad

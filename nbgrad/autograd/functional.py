@@ -12,6 +12,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import forward_ad as fwAD
+from .derivatives import on_device
 from .engine import grad
 from .grad_mode import enable_grad
 
@@ -46,8 +47,13 @@ def _grad_postprocess(xs, create_graph):
     return tuple(x if x is None or create_graph else x.detach() for x in xs)
 
 
+def _like(arr, t):
+    """Host array `arr` as a constant Tensor on t's device."""
+    return on_device(arr, t.is_cuda)
+
+
 def _zeros_like(t, lead=()):
-    return Tensor._make(np.zeros(lead + tuple(t.shape), t._data.dtype), -1, False)
+    return _like(np.zeros(lead + tuple(t.shape), t._data.dtype), t)
 
 
 def _fill_unused(res, like, strict, what, lead=()):
@@ -89,7 +95,7 @@ def _default_v(ins):
             "The vector v can only be None if the input to the user-provided function is a "
             "single Tensor with a single element."
         )
-    return (Tensor._make(np.ones(ins[0].shape, ins[0]._data.dtype), -1, False),)
+    return (_like(np.ones(ins[0].shape, ins[0]._data.dtype), ins[0]),)
 
 
 def _check_outputs_rg(outs, strict, fn_name):
@@ -184,7 +190,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
 # -- jacobian -------------------------------------------------------------------------
 def _eye_basis(t):
     n = t.numel()
-    return Tensor._make(np.eye(n, dtype=t._data.dtype).reshape((n,) + tuple(t.shape)), -1, False)
+    return _like(np.eye(n, dtype=t._data.dtype).reshape((n,) + tuple(t.shape)), t)
 
 
 def jacobian(
@@ -233,7 +239,7 @@ def jacobian(
             for e in range(n):
                 v = np.zeros(n, o._data.dtype)
                 v[e] = 1.0
-                seed = Tensor._make(v.reshape(o._data.shape), -1, False)
+                seed = _like(v.reshape(o._data.shape), o)
                 per.append(
                     grad(
                         o,

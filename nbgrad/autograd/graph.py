@@ -7,6 +7,10 @@ walked newest first in Python, each row's gradient computed by its differentiabl
 cotangents (a leading dim) goes through the graph in ONE sweep, each VJP vectorised over
 the batch; with `create_graph` the ops are recorded, so the result can be differentiated
 again (double backward, Hessians).
+
+GPU rows take the same path: their VJPs are the same nbgrad ops on CUDA tensors, and a
+device move's VJP moves the cotangent back, so a CPU leaf moved to the GPU gets its
+gradient on the CPU.
 """
 
 import numpy as np
@@ -23,8 +27,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
-from ..tensor import Tensor
-from .derivatives import DVJP, Row, _load, diag, sum_to
+from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
 
@@ -115,20 +118,12 @@ def run(outputs, seeds, wanted, create_graph, retain_graph, nb):
         return _run(outputs, seeds, wanted, create_graph, retain_graph, nb)
 
 
-# rows that move between devices: a graph through them has GPU rows, whose differentiable
-# VJPs (NumPy and CPU ops on the rows' saved arrays) do not exist yet
-_DEVICE_MOVES = ("to_cuda", "to_cpu")
-
-
-def refuse_cuda(tensors, rows):
-    """PyTorch-like refusal (not a wrong answer) of a Python sweep over GPU rows."""
-    moves = {OPS[c].name for c in {c for _, (_, _, c, _) in rows}} & set(_DEVICE_MOVES)
-    if moves or any(t.is_cuda for t in tensors):
-        raise NotImplementedError(
-            "create_graph=True, is_grads_batched=True and forward-mode AD (and so "
-            "autograd.functional and nbgrad.func) are not supported on CUDA tensors yet; "
-            "this graph reaches a tensor on cuda:0"
-        )
+def _on_device_of(g, out):
+    """A cotangent on its output's device (implicit ones are made on the host), as the
+    compiled sweeps copy it."""
+    if g.is_cuda == out.is_cuda:
+        return g
+    return g.cuda() if out.is_cuda else g.cpu()
 
 
 def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
@@ -136,7 +131,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     roots = [o._slot for o in outputs]
     cache = {}  # slot -> shape, shared by this sweep's Rows
     rows = _walk(roots, (), wanted, cache, True)
-    refuse_cuda(list(outputs) + list(seeds), rows)
+    seeds = [_on_device_of(g, o) for g, o in zip(seeds, outputs)]
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
     for s, g in zip(roots, seeds):
@@ -238,8 +233,8 @@ def _custom(row, gouts, create_graph):
         if all(c is None for c in col):
             out.append(None)
             continue
-        zero = np.zeros(row.shape(s), row.dtype(s).np)
-        out.append(stack([c if c is not None else Tensor._make(zero, -1, False) for c in col]))
+        zero = on_device(np.zeros(row.shape(s), row.dtype(s).np), row.on_cuda(s))
+        out.append(stack([c if c is not None else zero for c in col]))
     return out
 
 

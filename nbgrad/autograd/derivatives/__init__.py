@@ -14,12 +14,20 @@ row saved (as Tensors tied to their slots, so a gradient of the VJP flows back t
 them) and `nb`, the number of leading batch dims the cotangents carry (0, or 1 for
 batched VJPs): every VJP here broadcasts over those leading dims. Elementwise ops get
 theirs from the same scalar rule strings as their kernels (`derivatives/elementwise.py`).
+
+The same VJPs serve CUDA rows (`Row.cuda`): saved values are then `CudaArray`s, wrapped
+as CUDA tensors, and every constant a VJP builds goes to the row's device (`Row.const`).
+Where a CUDA row lays out its attrs differently from the CPU's (its VJP kernels read
+other things), the VJP decodes them in a small helper and shares the rule itself.
 """
 
 import numpy as np
 
 from ... import _dtype
+from ...backends.cuda.record import CUDA_DT
+from ...backends.cuda.runtime import CudaArray
 from ...tape import (
+    R_DT,
     R_FLEN,
     R_FPOS,
     R_ILEN,
@@ -56,7 +64,9 @@ class Row:
     A sweep passes the row's slots (decoded once by its tape walk) and a slot -> shape
     cache shared by its rows; attrs and saved values are read only when a VJP asks."""
 
-    __slots__ = ("k", "name", "outs", "ins", "nb", "bshape", "_shapes", "_ia", "_fa", "_sv", "_rg")
+    __slots__ = (
+        "k", "name", "outs", "ins", "nb", "bshape", "cuda", "_shapes", "_ia", "_fa", "_sv", "_rg"
+    )  # fmt: skip
 
     def __init__(self, k, name, nb, bshape, outs=None, ins=None, shapes=None, rg=None):
         self.k, self.name, self.nb, self.bshape = k, name, nb, bshape
@@ -72,6 +82,7 @@ class Row:
         if rg is None:
             rg = tuple([TAPE.S.item(i, S_RG) != 0 for i in self.ins])
         self._rg = rg  # per input: whether it takes a gradient
+        self.cuda = TAPE.R.item(k, R_DT) >= CUDA_DT  # a GPU row (its saved arrays on the GPU)
 
     @property
     def iattrs(self):
@@ -120,6 +131,22 @@ class Row:
         """Whether input j takes a gradient at all."""
         return self._rg[j]
 
+    def on_cuda(self, s):
+        """Whether slot s (an input or output of this row) lives on the GPU: a GPU row's
+        slots do, except the host side of a device move."""
+        if not self.cuda:
+            return False
+        if self.name == "to_cuda":
+            return s not in self.ins
+        if self.name == "to_cpu":
+            return s not in self.outs
+        return True
+
+    def const(self, arr, s=None):
+        """A constant (no gradient) from host array `arr` on this row's device (slot s's,
+        if given)."""
+        return on_device(arr, self.cuda if s is None else self.on_cuda(s))
+
     def array(self, s):
         """Slot s's value as the array the row saved, shaped as the slot.
 
@@ -129,7 +156,7 @@ class Row:
         n = int(TAPE.S[s, S_NUMEL])
         found = None
         for a in self.saved:
-            if isinstance(a, np.ndarray) and a.size == n and a.dtype.kind == "f":
+            if _is_array(a) and a.size == n and a.dtype.kind == "f":
                 if found is None:
                     found = a
                 elif n:  # more than one candidate: pick by address
@@ -138,10 +165,10 @@ class Row:
                         (
                             a
                             for a in self.saved
-                            if isinstance(a, np.ndarray)
+                            if _is_array(a)
                             and a.size == n
                             and a.dtype.kind == "f"
-                            and a.__array_interface__["data"][0] == addr
+                            and _address(a) == addr
                         ),
                         None,
                     )
@@ -157,7 +184,7 @@ class Row:
         the op's save order); only the size is checked here."""
         sv = self.saved
         a = sv[i] if i < len(sv) else None
-        if type(a) is np.ndarray and a.size == TAPE.S.item(s, S_NUMEL):
+        if _is_array(a) and a.size == TAPE.S.item(s, S_NUMEL):
             shape = self.shape(s)
             return a if a.shape == shape else a.reshape(shape)
         return self.array(s)
@@ -179,13 +206,48 @@ class Row:
         return sum_to(g, self.shape(s), self.nb)
 
     def zeros(self, s):
-        return Tensor._make(np.zeros(self.bshape + self.shape(s), self.dtype(s).np), -1, False)
+        return self.const(np.zeros(self.bshape + self.shape(s), self.dtype(s).np), s)
+
+
+def _is_array(a):
+    return type(a) is np.ndarray or type(a) is CudaArray
+
+
+def _address(a):
+    return a.address if type(a) is CudaArray else a.__array_interface__["data"][0]
+
+
+def host(a):
+    """A saved array (positions, masks) as a NumPy array: copied off the GPU if there."""
+    return a.host() if type(a) is CudaArray else a
+
+
+def wrap(arr):
+    """A saved array as a constant Tensor on its device (no slot, no gradient)."""
+    if type(arr) is CudaArray:
+        from ...backends.cuda.tensor import CudaTensor
+
+        return CudaTensor._make(arr, -1, False)
+    return Tensor._make(arr, -1, False)
+
+
+def on_device(arr, cuda):
+    """A constant Tensor holding host array `arr`, copied to the GPU if `cuda`."""
+    if cuda:
+        from ...backends.cuda.tensor import from_host
+
+        return from_host(arr)
+    return Tensor._make(arr, -1, False)
 
 
 def handle(arr, s):
     """A new Tensor on slot s (one more live handle: the slot outlives it)."""
     rg = bool(TAPE.S[s, S_RG])
     TAPE.handles[s] += 1
+    if type(arr) is CudaArray:
+        from ...backends.cuda.tensor import CudaTensor
+
+        return CudaTensor._make(arr, s, rg)
     return Tensor._make(arr, s, rg)
 
 
@@ -208,4 +270,4 @@ def _load():
     from . import elementwise, nn, shape, tensorops  # noqa: F401  (register their VJPs)
 
 
-__all__ = ["DVJP", "Row", "defvjp", "handle", "sum_to"]
+__all__ = ["DVJP", "Row", "defvjp", "handle", "host", "on_device", "sum_to", "wrap"]

@@ -8,7 +8,10 @@ what varies smoothly is recomputed with nbgrad ops from the values the row saved
 as the row's saved output, tied to its slot), so the VJP can be differentiated again.
 
 Each op family decodes its row's attrs in one small helper (`_reduced`, `_param`,
-`_ce_row`, `_nll_row`, `_pw_row`) that reads them as the family's compiled VJP does.
+`_ce_row`, `_nll_row`, `_pw_row`) that reads them as the family's compiled VJP does; for
+a GPU row (`row.cuda`) it reads the CUDA kernels' layout, and the rule is shared. Masks
+are built with nbgrad ops on the saved (detached) values, so they stay on the row's
+device.
 """
 
 import math
@@ -16,30 +19,54 @@ import math
 import numpy as np
 
 from ..._array import contig
+from ...functions import where
 from ...ops import activations as act
-from ...ops import joins, select
+from ...ops import joins
 from ...ops import losses as L
 from ...ops import softmax as sm
-from ...tensor import Tensor
-from . import defvjp
+from . import defvjp, on_device, wrap
 
 
 def _const(row, arr):
-    """A constant (no gradient) in the dtype of the row's first input."""
-    return Tensor._make(contig(arr, dtype=row.dtype(row.ins[0]).np), -1, False)
+    """A constant (no gradient) in the dtype of the row's first input, on its device."""
+    return row.const(contig(arr, dtype=row.dtype(row.ins[0]).np))
 
 
-def _saved_x(row):
-    """The saved input as a NumPy array (for masks and other piecewise constants)."""
-    return row.x()._data
+def _mask(row, m):
+    """A bool Tensor as 0/1 in the dtype of the row's first input."""
+    return m.to(row.dtype(row.ins[0]))
+
+
+def _sign(row, v):
+    """sign(v) as 0/1/-1 (0 for NaN: the kernels' (v > 0) - (v < 0)), a constant."""
+    return _mask(row, v > 0) - _mask(row, v < 0)
 
 
 # -- reductions over a dim mask ---------------------------------------------------------
+def _run_dims(xs, outer, n):
+    """The run of adjacent dims a GPU line row reduces: after `outer` elements, `n` long."""
+    d0, p = 0, 1
+    while d0 < len(xs) and p != outer:
+        p *= xs[d0]
+        d0 += 1
+    d1, q = d0, 1
+    while d1 < len(xs) and q != n:
+        q *= xs[d1]
+        d1 += 1
+    return range(d0, d1)
+
+
 def _reduced(row, off=0):
     """(input shape, output shape with reduced dims kept as 1, reduced dims as negative
-    indices, valid with or without batch dims) from the mask at int attr `off`."""
+    indices, valid with or without batch dims) from the mask at int attr `off` (a GPU
+    row: its lines, line length and inner stride)."""
     xs = row.shape(row.ins[0])
-    mask = row.iattrs[off : off + len(xs)]
+    if row.cuda:
+        nl, n, inner = (int(v) for v in row.iattrs[:3])
+        run = _run_dims(xs, nl // inner if inner else 0, n)
+        mask = [d in run for d in range(len(xs))]
+    else:
+        mask = row.iattrs[off : off + len(xs)]
     keep = tuple(1 if m else n for m, n in zip(mask, xs))
     dims = tuple(d - len(xs) for d, m in enumerate(mask) if m)
     return xs, keep, dims
@@ -58,35 +85,37 @@ def _vector_norm(row, g):
     if p == 0:
         return (row.zeros(row.ins[0]),)
     gk = _keep_g(row, g, keep)
-    xd = _saved_x(row)
-    sign = np.sign(np.nan_to_num(xd))  # 0 for NaN, as the kernel's (x > 0) - (x < 0)
+    x = row.x()
+    xd = x.detach()
+    sign = _sign(row, xd)
     if math.isinf(p):
-        share = _ties(np.abs(xd), row.y()._data.reshape(keep), dims, nan=False)
-        return (gk * _const(row, sign * share),)
+        share = _ties(row, xd.abs(), row.y().detach().reshape(keep), dims, nan=False)
+        return (gk * (sign * share),)
     if p == 1:
-        return (gk * _const(row, sign),)
-    x, y = row.x(), row.y().reshape(keep)
-    y = y + _const(row, y._data == 0)  # y = 0 only where x = 0: divide by 1 instead
+        return (gk * sign,)
+    y = row.y().reshape(keep)
+    y = y + _mask(row, y.detach() == 0)  # y = 0 only where x = 0: divide by 1 instead
     if p == 2:
         return (gk * x / y,)
-    return (gk * _const(row, sign) * x.abs() ** (p - 1) / y ** (p - 1),)
+    return (gk * sign * x.abs() ** (p - 1) / y ** (p - 1),)
 
 
-def _ties(x, y, dims, nan=True):
+def _ties(row, x, y, dims, nan=True):
     """1 / (number of ties) where x == y (and NaN == NaN, for max/min), else 0: how
-    max/min and the inf-norms share the gradient."""
+    max/min and the inf-norms share the gradient (a constant)."""
     hit = x == y
     if nan:
-        hit |= np.isnan(x) & np.isnan(y)
-    cnt = hit.sum(axis=dims, keepdims=True)
-    return np.divide(hit, cnt, out=np.zeros(hit.shape), where=cnt > 0)  # none: a NaN norm
+        hit = hit | ((x != x) & (y != y))
+    h = _mask(row, hit)
+    cnt = h.sum(dim=dims, keepdim=True) if dims else h
+    return where(cnt > 0, h / cnt, 0.0)  # no ties: a NaN norm
 
 
 @defvjp("amax_AmaxBackward0", "amax_AminBackward0", "amax_MaxBackward1", "amax_MinBackward1")
 def _amax(row, g):
     xs, keep, dims = _reduced(row)
-    y = row.y()._data.reshape(keep)
-    return (_keep_g(row, g, keep) * _const(row, _ties(_saved_x(row), y, dims)),)
+    y = row.y().detach().reshape(keep)
+    return (_keep_g(row, g, keep) * _ties(row, row.x().detach(), y, dims),)
 
 
 @defvjp("var", "std")
@@ -94,7 +123,10 @@ def _var(row, g):
     """var: gx = g * 2 (x - mean) / den; std: gx = g * (x - mean) / (den * std); the mean
     is recomputed from x so that its dependence on x is differentiated too."""
     xs, keep, dims = _reduced(row, off=1)
-    is_std, den = bool(row.iattrs[0]), float(row.fattrs[0])
+    if row.cuda:  # the attr is the correction
+        is_std, den = row.name == "std", max(int(row.iattrs[1]) - float(row.fattrs[0]), 0.0)
+    else:
+        is_std, den = bool(row.iattrs[0]), float(row.fattrs[0])
     x = row.x()
     dev = x - x.mean(dim=dims, keepdim=True) if dims else x - x
     gk = _keep_g(row, g, keep)
@@ -108,15 +140,17 @@ def _logsumexp(row, g):
     """gx = g * exp(x - y) (0 where y = -inf)."""
     xs, keep, dims = _reduced(row)
     y = row.y().reshape(keep)
-    ninf = y._data == -np.inf
-    if ninf.any():  # an all -inf group: exp(-inf - 0) = 0
-        y = select.where(Tensor._make(ninf, -1, False), 0.0, y)
+    yd = y.detach()
+    if row.cuda or (yd._data == -np.inf).any():  # an all -inf group: exp(-inf - 0) = 0
+        y = where(yd == -math.inf, 0.0, y)
     return (_keep_g(row, g, keep) * (row.x() - y).exp(),)
 
 
 def _outer_n_inner(row):
-    """prod/cumsum's (outer, n, inner) layout around the reduced dim."""
-    return tuple(int(v) for v in row.iattrs[:3])
+    """prod/cumsum's (outer, n, inner) layout around the reduced dim (a GPU row records
+    the number of lines, outer * inner, first)."""
+    a, n, inner = (int(v) for v in row.iattrs[:3])
+    return (a // inner if inner else 0, n, inner) if row.cuda else (a, n, inner)
 
 
 @defvjp("prod", "prod_dim")
@@ -147,7 +181,7 @@ def _shift(t, s, reverse):
     """t moved s places along dim 1 (towards the end, or the start if reverse), ones in."""
     outer, n, inner = t.shape
     s = min(s, n)
-    ones = Tensor._make(np.ones((outer, s, inner), t._data.dtype), -1, False)
+    ones = on_device(np.ones((outer, s, inner), t._data.dtype), t.is_cuda)
     if s == n:
         return ones
     return joins.cat([t[:, s:], ones] if reverse else [ones, t[:, : n - s]], dim=1)
@@ -174,29 +208,33 @@ def _activation(row, g):
     """gx = g * f'(x): a constant slope where f is piecewise linear, the smooth piece
     recomputed from x where it is not (elu's exponential, softplus's sigmoid)."""
     kind, p0, p1, p2 = _param(row)
-    xd = _saved_x(row)
-    if kind == act.LEAKY:
-        return (g * _const(row, np.where(xd > 0, 1.0, p0)),)
-    if kind == act.HARDTANH:
-        return (g * _const(row, (xd > p0) & (xd < p1)),)
-    if kind == act.CLAMP:
-        return (g * _const(row, (xd >= p0) & (xd <= p1)),)
     x = row.x()
+    xd = x.detach()
+    if kind == act.LEAKY:
+        return (where(xd > 0, g, g * p0),)
+    if kind == act.HARDTANH:
+        return (g * _mask(row, (xd > p0) & (xd < p1)),)
+    if kind == act.CLAMP:
+        return (g * _mask(row, (xd >= p0) & (xd <= p1)),)
     if kind == act.ELU:  # p0 alpha, p1 scale, p2 input_scale
         pos = xd > 0
-        neg = _const(row, ~pos)  # x masked to the negative piece: exp cannot overflow
+        neg = _mask(row, ~pos)  # x masked to the negative piece: exp cannot overflow
         curve = (x * neg * p2).exp() * (p0 * p1 * p2) * neg
-        return (g * (curve + _const(row, np.where(pos, p1, 0.0))),)
+        return (g * (curve + _mask(row, pos) * p1),)
     # softplus: p0 beta, p1 threshold; the identity above the threshold
     lin = xd * p0 > p1
-    return (g * ((x * p0).sigmoid() * _const(row, ~lin) + _const(row, lin)),)
+    return (g * ((x * p0).sigmoid() * _mask(row, ~lin) + _mask(row, lin)),)
 
 
 # -- softmax -------------------------------------------------------------------------------
 @defvjp("softmax", "log_softmax")
 def _softmax(row, g):
     """softmax: gx = y (g - sum(g y)); log_softmax: gx = g - exp(y) sum(g), along the dim."""
-    outer, n, inner, log = (int(v) for v in row.iattrs[:4])
+    if row.cuda:  # a GPU row: along the last dim, of length C
+        C, log = (int(v) for v in row.iattrs[:2])
+        outer, n, inner = row.numel(row.ins[0]) // C if C else 0, C, 1
+    else:
+        outer, n, inner, log = (int(v) for v in row.iattrs[:4])
     g3 = g.reshape(row.bshape + (outer, n, inner))
     y3 = row.y().reshape(outer, n, inner)
     if log:
@@ -283,6 +321,8 @@ def _cross_entropy(row, g):
 @defvjp("nll_loss")
 def _nll(row, g):
     """gx = -s w[t] at each sample's target class, 0 elsewhere."""
+    if row.cuda:
+        return _nll_cuda(row, g)
     N, C, inner, red, ignore, t, w, scale = _nll_row(row)
     coef, hot = _class_coef(t, w, N, C, inner, ignore, 0.0)
     if red == L.NONE:
@@ -294,15 +334,65 @@ def _nll(row, g):
     return ((gs * _const(row, -coef)).reshape(row.bshape + row.shape(row.ins[0])),)
 
 
+def _nll_cuda(row, g):
+    """The GPU's nll_loss row (cross_entropy is log_softmax then this row): rows of
+    log-probabilities lp (M, C), the loss of row r -sum_c a[r, c] lp[r, c] with a =
+    w_c ((1 - eps) target + eps / C) (one-hot class targets, 0 for ignored rows, or
+    probabilities, which with the weight may be inputs), divided by the saved target
+    weights' sum for a mean. gx = -s a, gt = -s (1 - eps) w lp, gw = -sum_r s q lp."""
+    C, prob, has_w, ign, none, it, iw = (int(v) for v in row.iattrs[:7])
+    eps = float(row.fattrs[0])
+    _, tsave, wsave, den = row.saved
+    M = row.numel(row.ins[0]) // C if C else 0
+    bs, nb = row.bshape, row.nb
+    if iw >= 0:
+        wc = row.value(row.ins[iw], 2).reshape(1, C)
+    else:
+        wc = wrap(wsave).reshape(1, C) if has_w else 1.0
+    keep = None
+    if prob:
+        tt = row.value(row.ins[it], 1) if it >= 0 else wrap(tsave).reshape(M, C)
+        q = tt * (1.0 - eps) + eps / C
+        a = q * wc
+    else:
+        t = wrap(tsave).reshape(M, 1)
+        keep = t != ign
+        hot = (row.const(np.arange(C).reshape(1, C)) == t) & keep
+        a = (_mask(row, hot) * (1.0 - eps) + eps / C) * _mask(row, keep) * wc
+    if none:
+        s = g.reshape(bs + (M, 1))
+    else:
+        s = g.reshape(bs + (1, 1)) / wrap(den).reshape(1, 1)  # NaN for a zero sum
+    grads = [None] * len(row.ins)
+    if row.wants(0):
+        gx = s * a * -1.0
+        if keep is not None and not none:  # ignored rows: 0, also for a NaN scale
+            gx = where(keep, gx, 0.0)
+        grads[0] = gx.reshape(bs + (M, C))
+    if it >= 0 and row.wants(it):
+        lp = row.value(row.ins[0], 0)
+        grads[it] = (s * lp * wc * -(1.0 - eps)).reshape(bs + (M, C))
+    if iw >= 0 and row.wants(iw):
+        lp = row.value(row.ins[0], 0)
+        grads[iw] = (s * q * lp * -1.0).sum(dim=nb).reshape(bs + (C,))
+    return tuple(grads)
+
+
 # -- pointwise losses ----------------------------------------------------------------------
 def _pw_row(row):
     """The pointwise losses' attrs as losses.vjp_pointwise reads them: kind, reduction,
     parameter (beta / delta), mean scale and the saved weight / pos_weight (or None)."""
-    kind, red, hw, hp = int(row.iattrs[0]), int(row.iattrs[1]), row.iattrs[4], row.iattrs[5]
     p, scale = float(row.fattrs[0]), float(row.fattrs[1])
     shape = row.shape(row.ins[0])
-    w = row.saved[2].reshape(shape) if hw else None
-    pw = row.saved[3].reshape(shape) if hp else None
+    if row.cuda:  # (kind, red, has weight, has pos_weight); only the given ones saved
+        kind, red, hw, hp = (int(v) for v in row.iattrs[:4])
+        extra = [wrap(a.reshape(shape)) for a in row.saved[2:]]
+        w = extra.pop(0) if hw else None
+        pw = extra.pop(0) if hp else None
+        return kind, red, p, scale, w, pw
+    kind, red, hw, hp = int(row.iattrs[0]), int(row.iattrs[1]), row.iattrs[4], row.iattrs[5]
+    w = _const(row, row.saved[2].reshape(shape)) if hw else None
+    pw = _const(row, row.saved[3].reshape(shape)) if hp else None
     return kind, red, p, scale, w, pw
 
 
@@ -331,30 +421,31 @@ def _pointwise_loss(row, g):
 
 
 def _pw_grads(row, kind, p, w, pw):
-    """(d loss / d a, d loss / d b) as Tensors (None where that input takes no gradient)."""
+    """(d loss / d a, d loss / d b) as Tensors (None where that input takes no gradient);
+    `w`, `pw`: constant Tensors or None."""
     a, b = row.x(0), row.x(1)
     if kind in (L.MSE, L.L1, L.SMOOTH_L1, L.HUBER):
         d = a - b
-        dd = d._data
-        sgn = _const(row, np.sign(dd))
+        dd = d.detach()
+        sgn = dd.sign()
         if kind == L.MSE:
             v = d * 2.0
         elif kind == L.L1:
             v = sgn
         elif kind == L.SMOOTH_L1:  # d / beta inside |d| < beta, else sign(d)
-            inside = np.abs(dd) < p
-            v = d * _const(row, inside / p) + sgn * _const(row, ~inside)
+            inside = dd.abs() < p
+            v = d * (_mask(row, inside) / p) + sgn * _mask(row, ~inside)
         else:  # huber: d inside |d| <= delta, else delta sign(d)
-            inside = np.abs(dd) <= p
-            v = d * _const(row, inside) + sgn * _const(row, np.where(inside, 0.0, p))
+            inside = dd.abs() <= p
+            v = d * _mask(row, inside) + sgn * (_mask(row, ~inside) * p)
         return v, -v
-    wt = 1.0 if w is None else _const(row, w)
+    wt = 1.0 if w is None else w
     if kind == L.BCE:  # unclamped logs for the target, as the kernel (and torch)
         da = (a - b) / ((1.0 - a) * a).clamp(min=1e-12) * wt
         db = ((-a).log1p() - a.log()) * wt
         return da, db
     # with logits: w ((pw b + 1 - b) sigmoid(a) - pw b), w ((pw - 1) softplus(-a) - a)
-    pwt = 1.0 if pw is None else _const(row, pw)
+    pwt = 1.0 if pw is None else pw
     da = ((b * pwt + 1.0 - b) * a.sigmoid() - b * pwt) * wt
     db = (act.softplus(-a) * (pwt - 1.0) - a) * wt
     return da, db

@@ -17,8 +17,7 @@ import numpy as np
 
 from ... import functions as F
 from ...ops.einsum import einsum
-from ...tensor import Tensor
-from . import defvjp
+from . import defvjp, host, wrap
 from .tensorops import gather, scatter, strided_positions
 
 _TAKE = ("Index", "Gather", "IndexSelect", "Max", "Min", "TakeAlongDim", "MaskedSelect", "Take")
@@ -26,7 +25,7 @@ _TAKE = ("Index", "Gather", "IndexSelect", "Max", "Min", "TakeAlongDim", "Masked
 
 @defvjp(*(f"take_{n}Backward0" for n in _TAKE))
 def _take(row, g):
-    return (scatter(g, row.saved[0], row.shape(row.ins[0]), row.nb),)
+    return (scatter(g, host(row.saved[0]), row.shape(row.ins[0]), row.nb),)
 
 
 def _gather_src(row, g, dpos, spos, alpha=1.0):
@@ -44,7 +43,7 @@ def _overwrite(row, g, dpos, spos):
     if row.wants(0):
         keep = np.ones(row.numel(row.ins[0]), np.bool_)
         keep[dpos] = False
-        keep = Tensor._make(keep.reshape(row.shape(row.ins[0])), -1, False)
+        keep = row.const(keep.reshape(row.shape(row.ins[0])))
         gx = F.where(keep, g, 0.0)
     if row.wants(1):
         gs = _gather_src(row, g, dpos, spos)
@@ -53,14 +52,14 @@ def _overwrite(row, g, dpos, spos):
 
 @defvjp("putadd_ScatterAddBackward0", "putadd_IndexAddBackward0", "putadd_IndexPutBackward0")
 def _put_add(row, g):
-    dpos, spos = row.saved
+    dpos, spos = (host(a) for a in row.saved)
     gs = _gather_src(row, g, dpos, spos, float(row.fattrs[0])) if row.wants(1) else None
     return (g if row.wants(0) else None), gs
 
 
 @defvjp("put_IndexPutBackward0", "put_CopySlices")
 def _put(row, g):
-    return _overwrite(row, g, *row.saved)
+    return _overwrite(row, g, *(host(a) for a in row.saved))
 
 
 @defvjp("setitem")
@@ -77,7 +76,13 @@ def _setitem(row, g):
 # -- joins and strided views ----------------------------------------------------------
 @defvjp("cat", "stack")
 def _cat(row, g):
-    """Input j is columns [off, off + L_j) of the output seen as (outer, total)."""
+    """Input j is columns [off, off + L_j) of the output seen as (outer, total); on the
+    GPU, the output positions the row saved for each input."""
+    if row.cuda:
+        return tuple(
+            gather(g, host(p), row.shape(s), row.nb) if row.wants(j) else None
+            for j, (s, p) in enumerate(zip(row.ins, row.saved))
+        )
     outer, total, nin = (int(v) for v in row.iattrs[:3])
     g2 = g.reshape(row.bshape + (outer, total))
     out, off = [], 0
@@ -95,7 +100,10 @@ _VIEWS = ("Flip", "Repeat", "Permute", "Slice", "Select", "Narrow", "Split", "Un
 @defvjp(*(f"view_{n}Backward0" for n in _VIEWS + ("SplitWithSizes",)))
 def _view(row, g):
     """Output element i is x.flat[offset + idx(i) . strides] (iattrs: offset, ndim, the
-    view's shape and strides; repeat's view shape differs from its output's)."""
+    view's shape and strides; repeat's view shape differs from its output's). On the
+    GPU these rows are takes by saved positions."""
+    if row.cuda:
+        return _take(row, g)
     ia = row.iattrs
     nd = int(ia[1])
     pos = strided_positions(int(ia[0]), ia[2 + nd : 2 + 2 * nd].tolist(), ia[2 : 2 + nd].tolist())
@@ -105,7 +113,8 @@ def _view(row, g):
 @defvjp("where")
 def _where(row, g):
     """Each output element comes from a or b by the saved condition (a, b expanded)."""
-    c = Tensor._make(row.saved[0].view(np.bool_).reshape(row.shape(row.outs[0])), -1, False)
+    c = row.saved[0]
+    c = wrap((c if row.cuda else c.view(np.bool_)).reshape(row.shape(row.outs[0])))
     ga = F.where(c, g, 0.0) if row.wants(0) else None
     gb = F.where(c, 0.0, g) if row.wants(1) else None
     return ga, gb

@@ -11,7 +11,7 @@ import numpy as np
 from ...ops import indexing
 from ...tensor import Tensor
 from ..grad_mode import is_grad_enabled
-from . import defvjp, sum_to
+from . import defvjp, on_device, sum_to
 
 
 # -- gathers and scatters by flat position, over leading batch dims -------------------
@@ -37,7 +37,7 @@ def scatter(g, pos, shape, nb=0):
     n = int(np.prod(shape)) if shape else 1
     pos = np.asarray(pos, np.int64).reshape(-1)
     bpos = _batched_pos(pos, n, bshape)
-    zero = Tensor._make(np.zeros(bshape + tuple(shape), g._data.dtype), -1, False)
+    zero = on_device(np.zeros(bshape + tuple(shape), g._data.dtype), g.is_cuda)
     src_pos = np.arange(bpos.size, dtype=np.int64)
     return indexing.put_add(zero, g, bpos, src_pos, node="IndexAddBackward0")
 
@@ -49,7 +49,11 @@ def _sum(row, g):
     if not row.wants(0):
         return (None,)
     xs = row.shape(row.ins[0])
-    mask = row.iattrs[: len(xs)]
+    if row.cuda:  # a GPU row records the reduced dims themselves
+        dims = set(row.iattrs.tolist())
+        mask = [d in dims for d in range(len(xs))]
+    else:
+        mask = row.iattrs[: len(xs)]
     keep = tuple(1 if m else n for m, n in zip(mask, xs))
     if is_grad_enabled() and g.requires_grad or type(g._data) is not np.ndarray:
         gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
@@ -78,9 +82,25 @@ def strided_positions(offset, strides, shape):
 
 @defvjp("slice", "select", "transpose", "permute", "expand", "index_basic", "t", "unsqueeze_index")
 def _strided(row, g):
+    if row.cuda:
+        return _strided_cuda(row, g)
     ys = row.shape(row.outs[0])
     pos = strided_positions(int(row.iattrs[0]), row.iattrs[1 : 1 + len(ys)].tolist(), ys)
     return (scatter(g, pos, row.shape(row.ins[0]), row.nb),)
+
+
+def _strided_cuda(row, g):
+    """The same ops on the GPU: transposes record their permutation, expand nothing (its
+    VJP is a sum back), and slices and selects are takes by saved positions."""
+    if row.name == "expand":
+        return (row.sum_to(g, row.ins[0]),)
+    if row.name in ("transpose", "permute", "t"):
+        nb = row.nb
+        inv = np.argsort(row.iattrs).tolist()
+        return (g.permute(*range(nb), *(nb + i for i in inv)),)
+    from .shape import _take
+
+    return _take(row, g)
 
 
 # -- matrix products ------------------------------------------------------------------
@@ -170,3 +190,12 @@ def _linear(row, g):
 @defvjp("to")
 def _to(row, g):
     return (g.to(row.dtype(row.ins[0])),)
+
+
+@defvjp("to_cuda", "to_cpu")
+def _device_move(row, g):
+    """The cotangent goes back to the input's device (and dtype: `.to("cuda", float32)`
+    casts in the same row), as a recorded move, so it differentiates again."""
+    gx = g.cpu() if row.name == "to_cuda" else g.cuda()
+    dt = row.dtype(row.ins[0])
+    return (gx if gx.dtype is dt else gx.to(dt),)
