@@ -82,12 +82,16 @@ def matmul_vjp(g, a, b, ga, want_a, init_a, gb, want_b, init_b, B, m, kk, n, ab,
     if want_a:
         b3 = b.reshape((B if bb else 1, kk, n))
         ga3 = ga.reshape((B if ab else 1, m, kk))
+        if init_a and B == 0:  # shared over an empty batch: no product writes it
+            ga[:] = 0
         for i in range(B):
             beta = 0.0 if init_a and (ab or i == 0) else 1.0
             gemm(False, g[i], True, b3[i if bb else 0], ga3[i if ab else 0], beta)
     if want_b:
         a3 = a.reshape((B if ab else 1, m, kk))
         gb3 = gb.reshape((B if bb else 1, kk, n))
+        if init_b and B == 0:
+            gb[:] = 0
         for i in range(B):
             beta = 0.0 if init_b and (bb or i == 0) else 1.0
             gemm(True, a3[i if ab else 0], False, g[i], gb3[i if bb else 0], beta)

@@ -71,26 +71,34 @@ def _split(make, expr, arr, indent):
     )
 
 
+def _flat(fname, params, arrays, body, parallel=False):
+    """Forward kernel `fname`: a thin wrapper passing flat views of `arrays` to the loop
+    `loop_<fname>`, compiled once per dtype. The wrapper is compiled per rank of its
+    arguments (the fast paths pass N-D arrays, saving reshapes in Python), and costs a
+    fraction of the loop's compile."""
+    flat = ", ".join(f"{p}.reshape({p}.size)" if p in arrays else p for p in params.split(", "))
+    par = "parallel=True, " if parallel else ""
+    return f"""
+@njit(cache=True, error_model="numpy")
+def {fname}({params}):
+    loop_{fname}({flat})
+
+
+@njit(cache=True, {par}error_model="numpy")
+def loop_{fname}({params}):
+{body}"""
+
+
 def _fwd_unary(name, f):
     body = ew.subst(f, x="x[i]")
 
     def loop(rng):
-        return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    o[i] = {e}\n"
+        return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    out[i] = {e}\n"
 
     return (
         _fused(name, "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0")
-        + f"""
-@njit(cache=True, error_model="numpy")
-def fwd_{name}(x, out):
-    x = x.reshape(x.size)
-    o = out.reshape(out.size)
-{_split(loop("range"), body, "x", 4)}
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def fwd_{name}_par(x, out):
-    x = x.reshape(x.size)
-    o = out.reshape(out.size)
-{_split(loop("prange"), body, "x", 4)}"""
+        + _flat(f"fwd_{name}", "x, out", "x out", _split(loop("range"), body, "x", 4))
+        + _flat(f"fwd_{name}_par", "x, out", "x out", _split(loop("prange"), body, "x", 4), True)
     )
 
 
@@ -183,26 +191,18 @@ def _fwd_binary(name, f):
     bc = ew.subst(f, a="a[offs[0]]", b="b[offs[1]]")
     ts = ew.subst(f, a="a[i]", b="c")
     st = ew.subst(f, a="c", b="b[i]")
+
+    def loop(rng, e, cast=""):
+        return f"{cast}    for i in {rng}(out.size):\n        out[i] = {e}\n"
+
+    cast = "    c = out.dtype.type(c)\n"
     return (
         fused
+        + _flat(f"fwd_{name}", "a, b, out", "a b out", loop("range", same))
+        + _flat(f"fwd_{name}_par", "a, b, out", "a b out", loop("prange", same), True)
+        + _flat(f"fwd_{name}_ts", "a, c, out", "a out", loop("range", ts, cast))
+        + _flat(f"fwd_{name}_st", "c, b, out", "b out", loop("range", st, cast))
         + f"""
-@njit(cache=True, error_model="numpy")
-def fwd_{name}(a, b, out):
-    a = a.reshape(a.size)
-    b = b.reshape(b.size)
-    o = out.reshape(out.size)
-    for i in range(o.size):
-        o[i] = {same}
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def fwd_{name}_par(a, b, out):
-    a = a.reshape(a.size)
-    b = b.reshape(b.size)
-    o = out.reshape(out.size)
-    for i in prange(o.size):
-        o[i] = {same}
-
 
 @njit(cache=True, error_model="numpy")
 def fwd_{name}_bc(a, b, out, shp, sa, sb):
@@ -214,24 +214,6 @@ def fwd_{name}_bc(a, b, out, shp, sa, sb):
     for i in range(o.size):
         o[i] = {bc}
         step(idx, shp, offs, sa, sb)
-
-
-@njit(cache=True, error_model="numpy")
-def fwd_{name}_ts(a, c, out):
-    a = a.reshape(a.size)
-    o = out.reshape(out.size)
-    c = o.dtype.type(c)
-    for i in range(o.size):
-        o[i] = {ts}
-
-
-@njit(cache=True, error_model="numpy")
-def fwd_{name}_st(c, b, out):
-    b = b.reshape(b.size)
-    o = out.reshape(out.size)
-    c = o.dtype.type(c)
-    for i in range(o.size):
-        o[i] = {st}
 """
     )
 
