@@ -11,16 +11,21 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-def run(tmp_path, script, *args, timeout=600):
+def _env():
+    """This checkout's nbgrad first (an installed one may be another checkout's)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(EXAMPLES.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def run(tmp_path, script, *args, timeout=600):
     p = subprocess.run(
         [sys.executable, str(EXAMPLES / script), *args],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=timeout,
-        env=env,
+        env=_env(),
     )
     assert p.returncode == 0, f"{script} failed:\n{p.stdout}\n{p.stderr}"
     return p.stdout
@@ -114,7 +119,12 @@ def test_guide_runs(tmp_path):
     script = tmp_path / "guide.py"
     script.write_text("\n\n".join(blocks))
     p = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=600
+        [sys.executable, str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=_env(),
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "tensor([20., 20., 20., 20.])" in p.stdout
