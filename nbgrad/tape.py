@@ -21,9 +21,9 @@ import contextlib
 import weakref
 
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
 
-from .backends.cpu.extern import export, extern
+from .backends.cpu.extern import export
 from .backends.cpu.memory import _voidptr, address
 
 # row columns
@@ -96,7 +96,7 @@ def _describe(desc, R, I, F, S):
 _I, _F = types.int64, types.float64
 
 
-@cfunc(_I(*[_I] * 12, _F, _I), cache=True, error_model="numpy")
+@export("nbgrad_tape_append_small", _I(*[_I] * 12, _F, _I))
 def _append_small(d_addr, code, dt, out, addr, numel, ndim, nbytes, nin, in0, in1, nf, f0, saves):
     """The common row: one output, at most two inputs and one float attr, no int attrs.
     Returns the row index, or -1 if the tape is full (the caller makes room and retries)."""
@@ -124,7 +124,7 @@ def _append_small(d_addr, code, dt, out, addr, numel, ndim, nbytes, nin, in0, in
     return k
 
 
-@cfunc(_I(*[_I] * 14), cache=True, error_model="numpy")
+@export("nbgrad_tape_append", _I(*[_I] * 14))
 def _append(d_addr, code, dt, nout, nin, p_addr, np_, f_addr, nf, addr, numel, ndim, nbytes, saves):
     """Any row: the payload (outs, ins, int attrs) and float attrs given by address."""
     d = carray(_voidptr(d_addr), D_LEN, np.int64)
@@ -148,12 +148,6 @@ def _append(d_addr, code, dt, nout, nin, p_addr, np_, f_addr, nf, addr, numel, n
     return k
 
 
-export("nbgrad_tape_append_small", _append_small)
-export("nbgrad_tape_append", _append)
-_c_append_small = extern("nbgrad_tape_append_small", _I, *[_I] * 12, _F, _I)
-_c_append = extern("nbgrad_tape_append", _I, *[_I] * 14)
-
-
 @njit(cache=True, error_model="numpy")
 def _write_shape(d_addr, s, shape):
     d = carray(_voidptr(d_addr), D_LEN, np.int64)
@@ -167,7 +161,7 @@ def record_small_at_end(desc_addr, code, dt, out, out_arr, nin, in0, in1, nf, f0
     """Append the common row (see `_append_small`) for output slot `out` holding
     `out_arr`. Returns the row index, or -1 if the tape is full."""
     a = out_arr
-    k = _c_append_small(
+    k = _append_small(
         desc_addr, code, dt, out, a.ctypes.data, a.size, a.ndim, a.nbytes, nin, in0, in1, nf,
         f0, saves)  # fmt: skip
     if k >= 0:
@@ -180,7 +174,7 @@ def record_at_end(desc_addr, code, dt, nout, nin, payload, fattrs, out_arr, save
     """Append any row: `payload` is outs, ins, int attrs; `out_arr` is the value of
     outs[0]. Returns the row index, or -1 if the tape is full."""
     a = out_arr
-    k = _c_append(
+    k = _append(
         desc_addr, code, dt, nout, nin, payload.ctypes.data, payload.size, fattrs.ctypes.data,
         fattrs.size, a.ctypes.data, a.size, a.ndim, a.nbytes, saves)  # fmt: skip
     if k >= 0:

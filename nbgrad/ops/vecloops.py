@@ -9,11 +9,11 @@ max scalar.
 import numba
 import numpy as np
 from llvmlite import ir
-from numba import carray, cfunc, njit, prange, types
+from numba import carray, njit, prange, types
 from numba.extending import intrinsic
 from numba.np.ufunc.parallel import _launch_threads
 
-from ..backends.cpu.extern import export, extern
+from ..backends.cpu.extern import export
 from ..backends.cpu.memory import _voidptr
 from ..backends.cpu.vmath import _f32_bits, _f32_from_bits, _fma, _only_f32, vexp
 
@@ -169,7 +169,7 @@ def _gscale_chunks(c, o, out, has_o, init):
 # only if has_o), the length, the factor, has_o, init.
 _launch_threads()  # the exported gufuncs run on Numba's thread pool
 _I, _F = types.int64, types.float64
-_PAR = (_I, _I, _I, _I, _F, _I, _I)
+_PAR = types.void(_I, _I, _I, _I, _F, _I, _I)
 
 
 @njit(inline="always", error_model="numpy")
@@ -179,36 +179,26 @@ def _views(g, o, out, n, has_o, dtype):
             carray(_voidptr(out), n, dtype))  # fmt: skip
 
 
-@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+@export("nbgrad_gmul32", _PAR)
 def _gmul32(g, o, out, n, c, has_o, init):
     _gmul_chunks(*_views(g, o, out, n, has_o, np.float32), np.float32(c), has_o != 0, init != 0)
 
 
-@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+@export("nbgrad_gmul64", _PAR)
 def _gmul64(g, o, out, n, c, has_o, init):
     _gmul_chunks(*_views(g, o, out, n, has_o, np.float64), c, has_o != 0, init != 0)
 
 
-@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+@export("nbgrad_gscale32", _PAR)
 def _gscale32(g, o, out, n, c, has_o, init):
     _, o, out = _views(out, o, out, n, has_o, np.float32)
     _gscale_chunks(np.float32(c), o, out, has_o != 0, init != 0)
 
 
-@cfunc(types.void(*_PAR), cache=True, error_model="numpy")
+@export("nbgrad_gscale64", _PAR)
 def _gscale64(g, o, out, n, c, has_o, init):
     _, o, out = _views(out, o, out, n, has_o, np.float64)
     _gscale_chunks(c, o, out, has_o != 0, init != 0)
-
-
-_x = {}
-for _name, _fn in (("gmul32", _gmul32), ("gmul64", _gmul64), ("gscale32", _gscale32),
-                   ("gscale64", _gscale64)):  # fmt: skip
-    export("nbgrad_" + _name, _fn)
-    _x[_name] = extern("nbgrad_" + _name, types.void, *_PAR)
-_x_gmul32, _x_gmul64, _x_gscale32, _x_gscale64 = (
-    _x[n] for n in ("gmul32", "gmul64", "gscale32", "gscale64")
-)
 
 
 @njit(cache=True, error_model="numpy")
@@ -218,9 +208,9 @@ def gmul_par(g, o, out, sign, has_o, init):
     so the results are bit-identical to the serial rule). Flat contiguous arrays."""
     a = (g.ctypes.data, o.ctypes.data, out.ctypes.data, out.size, float(sign))
     if out.itemsize == 4:
-        _x_gmul32(*a, np.int64(has_o), np.int64(init))
+        _gmul32(*a, np.int64(has_o), np.int64(init))
     else:
-        _x_gmul64(*a, np.int64(has_o), np.int64(init))
+        _gmul64(*a, np.int64(has_o), np.int64(init))
 
 
 GSCALE_PAR_MIN = 1 << 16
@@ -237,6 +227,6 @@ def gscale(c, o, out, has_o, init):
         return
     a = (0, o.ctypes.data, out.ctypes.data, out.size, float(c), np.int64(has_o), np.int64(init))
     if out.itemsize == 4:
-        _x_gscale32(*a)
+        _gscale32(*a)
     else:
-        _x_gscale64(*a)
+        _gscale64(*a)

@@ -3,37 +3,42 @@
 Numba links every function a kernel calls into the kernel's own LLVM module and optimises
 the whole module again. A helper used by every kernel (the tape's record functions, the
 parallel fill a VJP may run on a broadcast cotangent) was therefore recompiled inside each
-of them: about a second per kernel instance, most of the suite's cold compile time.
+of them: about a second per kernel instance, a large share of the suite's cold compile.
 
-`export` registers a C function (a Numba `cfunc`, compiled once and cached on disk) in
-LLVM's symbol table under a fixed name; `extern` gives compiled code a function that
-declares that name and calls it. The caller's module holds only the declaration, so its
-compile no longer grows with the helper, and its cached code, which names the symbol,
-links against whatever address this process registered. A call costs a few nanoseconds.
+`export(name, sig)` compiles the function it decorates as a C function (a Numba `cfunc`,
+cached on disk), registers it in LLVM's symbol table under a fixed name, and returns what
+compiled code calls instead: an intrinsic that declares that name and calls it. The
+caller's module holds only the declaration, so its compile no longer grows with the
+helper, and its cached code, which names the symbol, links against whatever address this
+process registered. A call costs a few nanoseconds.
 A module exports its helpers when it is imported, before any kernel that calls them is
 compiled or loaded from the cache (kernels import what they call).
 """
 
 import llvmlite.binding as llvm
 from llvmlite import ir
-from numba import types
+from numba import cfunc, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 _KEEP = {}  # exported cfuncs must stay alive
 
 
-def export(name, fn):
-    """Make the compiled `cfunc` fn callable from compiled code as `name`."""
-    _KEEP[name] = fn
-    llvm.add_symbol(name, fn.address)
-    return fn
+def export(name, sig):
+    """Decorator: compile the function as a C function of `sig` (int64/float64 arguments,
+    an int64/float64 or void result), export it as `name`, and return the intrinsic that
+    calls it from compiled code."""
+
+    def wrap(fn):
+        _KEEP[name] = c = cfunc(sig, cache=True, error_model="numpy")(fn)
+        llvm.add_symbol(name, c.address)
+        return _caller(name, sig)
+
+    return wrap
 
 
-def extern(name, restype, *argtypes):
-    """An intrinsic calling the exported C function `name` (Numba types: int64/float64
-    arguments, an int64/float64 or void result)."""
-    sig = restype(*argtypes)
+def _caller(name, sig):
+    restype, argtypes = sig.return_type, sig.args
     void = restype == types.void
 
     def codegen(context, builder, signature, args):
