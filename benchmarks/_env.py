@@ -49,6 +49,10 @@ def threads():
     numba = sys.modules.get("numba")
     if numba is not None:
         out["numba"] = numba.config.NUMBA_NUM_THREADS
+        try:
+            out["numba_layer"] = numba.threading_layer()
+        except ValueError:  # no parallel kernel has run
+            pass
     return out
 
 

@@ -5,7 +5,7 @@
 works for the subset nbgrad covers. See README.md and docs/.
 """
 
-from . import _cache
+from . import _cache, _threads  # noqa: F401  (_threads starts Numba's pool, first)
 
 with _cache.numba_cache_dir():
     from . import _dtype

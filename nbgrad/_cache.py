@@ -52,12 +52,6 @@ def _writable(d):
         return False
 
 
-# Numba's OpenMP layer keeps its threads spinning after a parallel loop, where they fight
-# the BLAS pool on small machines (an MLP step measured 3-6x slower); workqueue threads
-# sleep. Applies unless the user chose a layer (NUMBA_THREADING_LAYER or numba.config).
-if os.environ.get("NUMBA_THREADING_LAYER") is None and numba.config.THREADING_LAYER == "default":
-    numba.config.THREADING_LAYER = "workqueue"
-
 HASH = _source_hash()
 DIR = _root() / HASH
 KEEP = 4  # cache directories (source versions) kept; older ones are removed
