@@ -83,7 +83,7 @@ def test_softmax(benchmark, tpeer):
     p /= p.sum(1, keepdims=True)
     ref = p * (w - (p * w).sum(1, keepdims=True))
     np.testing.assert_allclose(g, ref, rtol=1e-3, atol=1e-6)
-    benchmark.pedantic(step, rounds=20, iterations=1, warmup_rounds=2)
+    benchmark.pedantic(step, rounds=60, iterations=1, warmup_rounds=3)
 
 
 def test_einsum_bmm(benchmark, tpeer):
