@@ -11,8 +11,9 @@ On Linux nbgrad picks the GNU OpenMP layer with a short spin before its threads 
 - OpenMP's default spin (300,000 rounds) keeps idle threads busy long after a kernel,
   where they fight OpenBLAS's pool in the matrix products that follow (an MLP step
   measured 2.4x slower). `GOMP_SPINCOUNT` is read once, when libgomp loads, so nbgrad
-  sets it only around loading Numba's pool and restores the environment afterwards
-  (torch, loading its own libgomp later, keeps its default).
+  sets it only around loading Numba's pool and restores the environment afterwards. A
+  torch imported later shares that libgomp (the loader matches `libgomp.so.1`), short
+  spin included; measured alone, torch is no slower with it (docs/design.md).
 - GNU OpenMP is not fork-safe: a forked child that enters a parallel region is killed
   by Numba (or would hang on the parent's dead threads). A fork handler makes the
   child's kernels run on one thread, as PyTorch does with its own OpenMP pool.
@@ -20,6 +21,10 @@ On Linux nbgrad picks the GNU OpenMP layer with a short spin before its threads 
 Where libgomp is already loaded (its spin can no longer be set), off Linux, or where the
 user chose a layer (`NUMBA_THREADING_LAYER` or `numba.config.THREADING_LAYER`), the
 previous choice stands: workqueue, or the user's layer.
+
+The pool starts when nbgrad is imported, before any module loads a kernel: a cached
+parallel kernel needs the pool's scheduler symbols to exist when it is loaded (else
+"Symbol not found: allocate_sched").
 """
 
 import ctypes

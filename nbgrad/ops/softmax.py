@@ -11,7 +11,6 @@ import warnings
 
 import numpy as np
 from numba import njit, prange
-from numba.np.ufunc.parallel import _launch_threads
 
 from .. import _dtype
 from .._dtype import scalar_name as _scalar_name
@@ -24,10 +23,6 @@ from .vecloops import exp_flush, rdot, rmax, rsum
 _SOFTMAX = register("softmax", "SoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
 _LOG_SOFTMAX = register("log_softmax", "LogSoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
 PAR_MIN = 1 << 15
-
-# VJP kernels here call parallel kernels from inside the compiled sweep; a cached parallel
-# kernel needs Numba's thread pool (its scheduler symbols) to exist before it is loaded
-_launch_threads()
 
 
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"}, error_model="numpy")

@@ -11,7 +11,6 @@ import numpy as np
 from llvmlite import ir
 from numba import carray, njit, prange, types
 from numba.extending import intrinsic
-from numba.np.ufunc.parallel import _launch_threads
 
 from ..backends.cpu.extern import export
 from ..backends.cpu.memory import _voidptr
@@ -167,7 +166,6 @@ def _gscale_chunks(c, o, out, has_o, init):
 # rowio.settle): exported as C functions, one per dtype, so no kernel links and recompiles
 # their gufuncs (see backends/cpu/extern.py). Arguments: addresses of g, o and out (o read
 # only if has_o), the length, the factor, has_o, init.
-_launch_threads()  # the exported gufuncs run on Numba's thread pool
 _I, _F = types.int64, types.float64
 _PAR = types.void(_I, _I, _I, _I, _F, _I, _I)
 

@@ -102,13 +102,7 @@ def wrapper(k, ctx):
 
 def ensure(pairs):
     """Compile (or load from cache) the VJP wrappers for (code, dtype) pairs."""
-    from numba.np.ufunc.parallel import _launch_threads
-
     from .codegen import load_module
-
-    # a VJP with a parallel loop, loaded from cache and called from the sweep, needs
-    # Numba's thread pool started (else "Symbol not found: allocate_sched")
-    _launch_threads()
 
     for code, dt in pairs:
         if FN[code, dt]:
