@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, prange
 
 import nbgrad
 import nbgrad.nn.functional as F
 from nbgrad.ops.reduce import full_sum
-from nbgrad.ops.vecloops import exp_flush
+from nbgrad.ops.vecloops import LANES, exp_flush, rdot, rmax, rsum
 
 FLT_MIN = float(np.finfo(np.float32).tiny)
 
@@ -25,6 +25,70 @@ def _exp_loop(x, o):
 def _ulps(got, ref):
     """|got - ref| in units of the float32 spacing at the correctly rounded result."""
     return np.abs(got.astype(np.float64) - ref) / np.spacing(ref.astype(np.float32))
+
+
+def _lane_order(terms):
+    """The documented order of rsum/rdot, in Python: LANES running sums (lane j takes terms
+    j, j + LANES, ...), halves added until one is left, then the tail one by one."""
+    n = len(terms)
+    m = n - n % LANES
+    acc = [terms.dtype.type(0)] * LANES
+    for i in range(0, m, LANES):
+        acc = [acc[j] + terms[i + j] for j in range(LANES)]
+    while len(acc) > 1:
+        h = len(acc) // 2
+        acc = [acc[j] + acc[j + h] for j in range(h)]
+    s = acc[0]
+    for i in range(m, n):
+        s = s + terms[i]
+    return s
+
+
+@njit(error_model="numpy")
+def _sums_runtime_n(x, y, n):
+    return rsum(x[:n]), rdot(x[:n], y[:n])
+
+
+@njit(error_model="numpy")
+def _sums_known_n(x, y):  # lengths LLVM sees as constants (unrolled, inlined)
+    return (rsum(x[:4]), rsum(x[:37]), rsum(x[:100]), rdot(x[:4], y[:4]), rdot(x[:37], y[:37]))
+
+
+@njit(parallel=True, error_model="numpy")
+def _row_sums_par(x, n, out):
+    for r in prange(out.size):
+        out[r] = rsum(x[r * n : (r + 1) * n])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_sums_have_one_order_in_every_context(dtype):
+    # a compiled program inlines the eager kernels with row lengths known; the sums must
+    # not change order there (they did with `reassoc`: 1-ulp gradients on another CPU)
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(4 * 100) * 10.0 ** rng.integers(-6, 7, 4 * 100)).astype(dtype)
+    y = rng.standard_normal(4 * 100).astype(dtype)
+    for n in (0, 1, 4, 31, 32, 33, 37, 64, 100, 400):
+        s, d = _sums_runtime_n(x, y, n)
+        assert s == _lane_order(x[:n]) and d == _lane_order(x[:n] * y[:n]), n
+    known = [_lane_order(x[:n]) for n in (4, 37, 100)]
+    known += [_lane_order(x[:n] * y[:n]) for n in (4, 37)]
+    assert list(_sums_known_n(x, y)) == known
+    out = np.empty(4, dtype)
+    _row_sums_par(x, 100, out)
+    assert list(out) == [_lane_order(x[r * 100 : (r + 1) * 100]) for r in range(4)]
+
+
+@njit(error_model="numpy")
+def _rmax(x):
+    return rmax(x)
+
+
+def test_rmax_keeps_nan_and_inf():
+    x = np.array([-np.inf, 1.0, -np.inf, 3.0, 2.0] * 9)
+    assert _rmax(x) == 3.0
+    assert _rmax(np.full(40, -np.inf)) == -np.inf  # a fully masked row
+    x[17] = np.nan
+    assert np.isnan(_rmax(x))
 
 
 def test_exp_flush_float32_within_2_ulp():

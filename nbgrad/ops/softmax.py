@@ -25,22 +25,17 @@ _LOG_SOFTMAX = register("log_softmax", "LogSoftmaxBackward0", "nbgrad.ops.softma
 PAR_MIN = 1 << 15
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"}, error_model="numpy")
+@njit(cache=True, error_model="numpy")
 def exp_shift(x, m, o):
-    """o = exp(x - m); returns sum(o), in one vectorised pass (the exp kernels keep their
-    own strict flags whatever the caller's fastmath, see vmath)."""
-    s = x.dtype.type(0)
+    """o = exp(x - m); returns sum(o) (vecloops' fixed order, while o is in cache)."""
     for i in range(x.size):
-        e = exp_flush(x[i] - m)
-        o[i] = e
-        s += e
-    return s
+        o[i] = exp_flush(x[i] - m)
+    return rsum(o)
 
 
 @njit(cache=True, error_model="numpy")
 def _row(x, o, log):
-    # a NaN anywhere (or an all -inf row) makes the sum NaN, so the row is NaN as in torch,
-    # whatever the fast-math max made of it
+    # a NaN anywhere (or an all -inf row) makes the sum NaN, so the row is NaN as in torch
     m = rmax(x)
     s = exp_shift(x, m, o)
     if log:

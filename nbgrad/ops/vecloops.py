@@ -1,15 +1,22 @@
 """Vectorisable loop primitives over flat arrays, shared by softmax, losses and reductions.
 
-The sum reductions are compiled with reassociation allowed, so LLVM vectorises them (the
-exp kernels keep their own strict flags inside such a loop, see vmath), and the max
-reduction uses `llvm.maximum`, which LLVM vectorises where it leaves a compare-and-select
-max scalar.
+The sums (`rsum`, `rdot`) add in one fixed order, written as explicit vector code: LANES
+running sums, lane j taking elements j, j + LANES, ...; the lanes then added in halves
+(a fixed tree); the last n % LANES elements added one by one. The order depends on n
+only, so a sum is bit-identical whether a kernel runs eagerly or inlined into a compiled
+program where LLVM knows n, and on every CPU (a <32 x double> add is 4 zmm or 8 ymm adds,
+lane for lane). They used to be plain loops compiled with `reassoc`, which let LLVM pick
+the order per context: on the CI machine a compiled program's log_softmax summed its rows
+of 4 in another order than the eager kernel, and gradients came out 1 ulp apart. The
+max reduction uses `llvm.maximum` (exact in any order), which LLVM vectorises where it
+leaves a compare-and-select max scalar.
 """
 
 import numba
 import numpy as np
 from llvmlite import ir
 from numba import carray, njit, prange, types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ..backends.cpu.extern import export
@@ -80,7 +87,10 @@ def exp_flush(x):
     return vexp(x)
 
 
-@njit(cache=True, fastmath=True)
+# reassoc lets LLVM vectorise the reduction; the maximum is exact in any order. Not
+# fastmath=True: its nnan/ninf would make a NaN or an -inf (a masked logit) poison, which a
+# kernel and the same kernel inlined elsewhere may resolve differently.
+@njit(cache=True, fastmath={"reassoc", "nsz"})
 def rmax(x):
     m = x.dtype.type(-np.inf)
     for i in range(x.size):
@@ -88,20 +98,64 @@ def rmax(x):
     return m
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def rsum(x):
-    s = x.dtype.type(0)
-    for i in range(x.size):
-        s += x[i]
-    return s
+LANES = 32  # running sums: 4 independent zmm (8 ymm) adds per step for float64
 
 
-@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
-def rdot(x, y):
-    s = x.dtype.type(0)
-    for i in range(x.size):
-        s += x[i] * y[i]
-    return s
+def _lane_sum(context, builder, x, y, ty):
+    """sum(x) (sum(x * y) when y is given) of C-contiguous 1-d arrays in the fixed order
+    above; y must have x's size."""
+    xa = context.make_array(ty)(context, builder, x)
+    ya = context.make_array(ty)(context, builder, y) if y is not None else None
+    n = xa.nitems
+    elt = context.get_data_type(ty.dtype)
+    vty = ir.VectorType(elt, LANES)
+    align = context.get_abi_alignment(elt)
+
+    def load(a, i, t):
+        p = builder.bitcast(builder.gep(a.data, [i]), t.as_pointer())
+        return builder.load(p, align=align)
+
+    def term(i, t):
+        v = load(xa, i, t)
+        return builder.fmul(v, load(ya, i, t)) if ya is not None else v
+
+    acc = cgutils.alloca_once_value(builder, ir.Constant(vty, None))
+    c = lambda k: ir.Constant(n.type, k)  # noqa: E731
+    m = builder.sub(n, builder.srem(n, c(LANES)))
+    with cgutils.for_range_slice(builder, c(0), m, c(LANES)) as (i, _):
+        builder.store(builder.fadd(builder.load(acc), term(i, vty)), acc)
+    v, w = builder.load(acc), LANES
+    i32 = ir.IntType(32)
+    while w > 1:  # halves: lane j + lane j + w/2
+        h = w // 2
+        lo = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(i32, h), list(range(h))))
+        hi = builder.shuffle_vector(v, v, ir.Constant(ir.VectorType(i32, h), list(range(h, w))))
+        v, w = builder.fadd(lo, hi), h
+    s = cgutils.alloca_once_value(builder, builder.extract_element(v, ir.Constant(i32, 0)))
+    with cgutils.for_range_slice(builder, m, n, c(1)) as (i, _):
+        builder.store(builder.fadd(builder.load(s), term(i, elt)), s)
+    return builder.load(s)
+
+
+def _contiguous_float(a):
+    ok = isinstance(a, types.Array) and a.ndim == 1 and a.layout == "C"
+    return ok and isinstance(a.dtype, types.Float)
+
+
+@intrinsic
+def rsum(typingctx, x):
+    """sum(x) of a C-contiguous 1-d float array, in the fixed lane order."""
+    if not _contiguous_float(x):
+        return None
+    return x.dtype(x), lambda ctx, b, sig, args: _lane_sum(ctx, b, args[0], None, x)
+
+
+@intrinsic
+def rdot(typingctx, x, y):
+    """sum(x * y) of C-contiguous 1-d float arrays of one size, in the fixed lane order."""
+    if not (_contiguous_float(x) and x == y):
+        return None
+    return x.dtype(x, y), lambda ctx, b, sig, args: _lane_sum(ctx, b, args[0], args[1], x)
 
 
 @njit(cache=True, error_model="numpy")
