@@ -96,6 +96,21 @@ SAVE_MAX = 1 << 14  # elements: runs up to this size store values for their VJPs
 MAXRUN = 40  # rows per fused loop: compile time grows faster than linearly with loop size
 
 _D = ("np.float32", "np.float64")
+
+
+def _i(v):
+    """An int argument of a kernel call in program source. Written as a literal (`4`),
+    Numba would type it Literal[int](4) and compile the kernel again for each value (a
+    parallel cross-entropy: ~2 s each), knowing the value; np.int64(4) is a plain int64,
+    the type eager execution calls the kernel with, so its compiled code is reused."""
+    return f"np.int64({v})"
+
+
+def _b(v):
+    """A bool argument (a constant or an expression), typed plain bool for the same reason."""
+    return f"np.bool_({v})"
+
+
 _FLAT = ("view", "unsafe_view", "unsqueeze", "squeeze", "squeeze_dim", "clone")
 
 
@@ -468,13 +483,13 @@ class _Gen:
         self.alloc(f"v{y}", m * o, self.D(y))
         self.w(
             f"linear_fwd(v{x}.reshape(({m}, {i_})), v{wt}.reshape(({o}, {i_})), {b}, "
-            f"{int(has_b)}, v{y}.reshape(({m}, {o})))"
+            f"{_i(int(has_b))}, v{y}.reshape(({m}, {o})))"
         )
 
     def fwd_matmul(self, r, k):
         a, b, y = r.ins[0], r.ins[1], r.outs[0]
         self.alloc(f"v{y}", self.n(y), self.D(y))
-        attrs = ", ".join(str(v) for v in r.iattrs[:6])
+        attrs = ", ".join(_i(v) for v in r.iattrs[:6])
         self.w(f"matmul_into(v{a}, v{b}, v{y}, {attrs})")
 
     def bwd_matmul(self, r, k):
@@ -483,11 +498,11 @@ class _Gen:
         for u in (a, b):
             if u in self.needs:
                 init = self.init_arg(u)
-                parts.append(f"{self.arr(u)}, True, {init}")
+                parts.append(f"{self.arr(u)}, {_b(True)}, {_b(init)}")
                 self.done(u)
             else:
-                parts.append(f"v{u}[:0], False, False")
-        attrs = ", ".join(str(v) for v in r.iattrs[:6])
+                parts.append(f"v{u}[:0], {_b(False)}, {_b(False)}")
+        attrs = ", ".join(_i(v) for v in r.iattrs[:6])
         self.w(f"matmul_vjp(g{y}, v{a}, v{b}, {', '.join(parts)}, {attrs})")
 
     def extra(self, spec):
@@ -521,7 +536,7 @@ class _Gen:
         if inner != 1:  # (N, C, inner): rows of C, as eager copies them
             xr = f"xr{k}"
             self.alloc(xr, M * C, D)
-            self.w(f"class_rows(v{x}, {xr}, {M // inner}, {C}, {inner})")
+            self.w(f"class_rows(v{x}, {xr}, {_i(M // inner)}, {_i(C)}, {_i(inner)})")
         self.ce[k] = (t, w, xr)
         self.alloc(f"lse{k}", M, D)
         # the softmax the VJP reads, saved only when x takes a gradient (as eager does)
@@ -530,7 +545,7 @@ class _Gen:
         loss = f"v{y}" if red == NONE else f"v{x}[:0]"
         self.w(
             f"lsum{k}, wsum{k}, nign{k}, bad{k}, _, _, _, _, _ = ce_fwd({xr}, {t}, {xr}[:0], {w}, "
-            f"{bool(has_w)}, {ign}, False, {M}, {C}, {eps!r}, lse{k}, {loss}, p{k})"
+            f"{_i(has_w)}, {_i(ign)}, {_b(False)}, {_i(M)}, {_i(C)}, {eps!r}, lse{k}, {loss}, p{k})"
         )
         self.w(f"badce = max(badce, bad{k})")
         self._reduced(k, red, y, f"lsum{k}")
@@ -560,8 +575,8 @@ class _Gen:
             loss = f"ls{k}"
             self.alloc(loss, M, D)
         self.w(
-            f"wsum{k}, bad{k} = nll_fwd(v{x}, {t}, {w}, {bool(has_w)}, {ign}, {N}, {C}, "
-            f"{inner}, {loss})"
+            f"wsum{k}, bad{k} = nll_fwd(v{x}, {t}, {w}, {_i(has_w)}, {_i(ign)}, {_i(N)}, {_i(C)}, "
+            f"{_i(inner)}, {loss})"
         )
         self.w(f"badce = max(badce, bad{k})")
         self._reduced(k, red, y, f"np_sum64({loss})")
@@ -680,17 +695,17 @@ class _Gen:
         for u, shape in ((x, (m, i_)), (wt, (o, i_))):
             if u in self.needs:
                 init = self.init_arg(u)
-                parts.append(f"{self.arr(u)}.reshape({shape}), True, {init}")
+                parts.append(f"{self.arr(u)}.reshape({shape}), {_b(True)}, {_b(init)}")
                 self.done(u)
             else:
-                parts.append(f"v{u}.reshape({shape})[:0], False, False")
+                parts.append(f"v{u}.reshape({shape})[:0], {_b(False)}, {_b(False)}")
         if has_b and r.ins[2] in self.needs:
             b = r.ins[2]
             init = self.init_arg(b)
-            parts.append(f"{self.arr(b)}, True, {init}")
+            parts.append(f"{self.arr(b)}, {_b(True)}, {_b(init)}")
             self.done(b)
         else:
-            parts.append(f"v{x}[:0], False, False")
+            parts.append(f"v{x}[:0], {_b(False)}, {_b(False)}")
         self.w(
             f"linear_vjp(g{y}.reshape(({m}, {o})), v{x}.reshape(({m}, {i_})), "
             f"v{wt}.reshape(({o}, {i_})), " + ", ".join(parts) + ")"
@@ -704,7 +719,7 @@ class _Gen:
         for i, s in enumerate(leaves):
             h = [f"{H}[{i}, {c}]" for c in range(6)]
             self.w(f"if {h[0]} != 0:")
-            args = f"{h[1]}, 0.0, {h[2]}, {h[3]}, {h[4]} != 0, {h[5]} != 0, False"
+            args = f"{h[1]}, 0.0, {h[2]}, {h[3]}, {h[4]} != 0, {h[5]} != 0, {_b(False)}"
             self.w(f"sgd1(v{s}, g{s}, g{s}, {args})", 2)
 
     def bwd_ce(self, r, k):
@@ -720,8 +735,9 @@ class _Gen:
         if inner == 1 and red != NONE and not has_w:
             flat = f"({init} or nign{k} == 0)"
         self.w(
-            f"_ce_grad({xr}, {t}, {xr}[:0], {w}, {bool(has_w)}, {ign}, False, {M}, {C}, {inner}, "
-            f"{r.fattrs[0]!r}, lse{k}, p{k}, g{y}, {red}, scale{k}, {g}, {init}, {flat})"
+            f"_ce_grad({xr}, {t}, {xr}[:0], {w}, {_i(has_w)}, {_i(ign)}, {_b(False)}, {_i(M)}, "
+            f"{_i(C)}, {_i(inner)}, {r.fattrs[0]!r}, lse{k}, p{k}, g{y}, {_i(red)}, scale{k}, {g}, "
+            f"{_b(init)}, {_b(flat)})"
         )
         self.done(x)
 
@@ -734,8 +750,8 @@ class _Gen:
         init = self.init_arg(x)
         g = self.arr(x)
         self.w(
-            f"nll_vjp(g{y}, {t}, {w}, {bool(has_w)}, {ign}, {N}, {C}, {inner}, {red}, "
-            f"scale{k}, {g}, {init})"
+            f"nll_vjp(g{y}, {t}, {w}, {_i(has_w)}, {_i(ign)}, {_i(N)}, {_i(C)}, {_i(inner)}, "
+            f"{_i(red)}, scale{k}, {g}, {_b(init)})"
         )
         self.done(x)
 
@@ -744,7 +760,7 @@ class _Gen:
         for u, take in ((r.ins[0], True), (r.ins[1], False)):
             if u in self.needs:
                 init = self.init_arg(u)
-                self.w(f"where_vjp({self.ce[k]}, g{y}, {self.arr(u)}, {take}, {init})")
+                self.w(f"where_vjp({self.ce[k]}, g{y}, {self.arr(u)}, {_b(take)}, {_b(init)})")
                 self.done(u)
 
     def bwd_run(self, run):
