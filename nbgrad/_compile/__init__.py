@@ -117,9 +117,9 @@ class _Replay:
             if e[0] == "target":  # checked here: the program indexes with them
                 _, i, C, ign = e
                 t = tensors[i]._data.reshape(-1)
-                bad = ((t < 0) | (t >= C)) & (t != ign)
-                if bad.any():
-                    raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+                bad = kernels.first_bad_target(t, C, ign)
+                if bad >= 0:
+                    raise IndexError(f"Target {int(t[bad])} is out of bounds.")
             elif e[0] == "weight":
                 _, src, shape, dt = e
                 w = tensors[src] if shape is None else src()  # an argument, or captured
@@ -161,20 +161,20 @@ class _Replay:
         updates it; None where the program cannot take the step (momentum, or a
         parameter with a gradient the program does not write)."""
         pos = {id(t): j for j, t in enumerate(leaf_t)}
-        H = np.zeros((len(leaf_t), 6))
+        rows = [_NO_STEP] * len(leaf_t)
         for group in self.post[0].optimizer.param_groups:
             if group["momentum"] != 0:
                 return None
-            h = (1.0, group["lr"], group["dampening"], group["weight_decay"])
-            h += (float(group["nesterov"]), float(group["maximize"]))
+            h = (1.0, group["lr"], group["dampening"], group["weight_decay"],
+                 float(group["nesterov"]), float(group["maximize"]))  # fmt: skip
             for p in group["params"]:
                 j = pos.get(id(p))
                 if j is None:
                     if p._grad is not None:
                         return None
                 else:
-                    H[j] = h
-        return H
+                    rows[j] = h
+        return np.array(rows, np.float64)
 
     def _remake(self, tensors):
         """The arrays the program's tape reads by address (positions, loss weights),
@@ -211,6 +211,7 @@ class _Replay:
 
 _RETRACE = object()
 _NO_FLAGS = np.zeros(0, np.int64)
+_NO_STEP = (0.0,) * 6  # an _sgd_rows row: the leaf is not stepped
 _EAGER = object()
 
 

@@ -108,6 +108,17 @@ def np_sum64(a):
 
 
 @njit(**_opts)
+def first_bad_target(t, C, ign):
+    """Index of the first class target outside [0, C) (ignore_index excepted), or -1:
+    checked before a program runs, so a bad target raises with nothing updated."""
+    for i in range(t.size):
+        v = t[i]
+        if (v < 0 or v >= C) and v != ign:
+            return i
+    return -1
+
+
+@njit(**_opts)
 def linear_fwd(x, w, b, has_b, out):
     """`ops/linear.py`'s forward: out = x @ w.T (BLAS), then += b row by row."""
     gemm(False, x, True, w, out, 0.0)

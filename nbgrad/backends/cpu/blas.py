@@ -1,24 +1,93 @@
 """Matrix products for forwards, through the same BLAS the compiled VJPs use.
 
-NumPy and SciPy each bundle an OpenBLAS with its own thread pool; calling both (NumPy's
-matmul in forwards, SciPy's BLAS in compiled VJPs) leaves two pools spinning against each
-other on a small machine. Every nbgrad product goes through `gemm` here (SciPy's BLAS).
+NumPy and SciPy each bundle an OpenBLAS with its own thread pool; calling both leaves two
+pools spinning against each other on a small machine. Every nbgrad product goes through
+`gemm` here, and `gemm` calls one BLAS: NumPy's own when it is the bundled OpenBLAS (so a
+user's `numpy` products share nbgrad's pool; NumPy 2.4's OpenBLAS 0.3.31 also ran the MLP's
+256x784x256 sgemm in ~460 us where SciPy's 0.3.30 took ~480 us), else SciPy's, which
+Numba's `numba_xxgemm` helper calls.
+
+Kernels call the BLAS by a fixed symbol name (`nbgrad_sgemm`, `nbgrad_dgemm`; CBLAS's
+column-major signature, 64-bit sizes) registered here when this module is imported, so a
+kernel's cached code holds only the name and runs with whichever BLAS this process found
+(the `extern.py` pattern).
 """
 
-import numpy as np
-from numba import njit, types
+import ctypes
+import glob
+import os
 
+import llvmlite.binding as llvm
+import numpy as np
+from numba import cfunc, njit, types
+
+from .extern import _caller
 from .memory import _voidptr
 
-# Numba's own C helper for ?gemm (registered with LLVM's symbols when Numba starts; it
-# calls SciPy's BLAS): a kernel that calls it holds one declaration, where np.dot
-# instantiated a copy of Numba's layout handling and error paths per call site (seconds
-# of compile per kernel that multiplies matrices).
-_P, _N = types.voidptr, types.intp
+_P, _N, _E = types.voidptr, types.intp, types.int32
+_COL, _NOTRANS, _TRANS = 102, 111, 112  # CBLAS's enum values
+SIG = {
+    dt: types.void(_E, _E, _E, _N, _N, _N, t, _P, _N, _P, _N, t, _P, _N)
+    for dt, t in (("s", types.float32), ("d", types.float64))
+}
+_sgemm = _caller("nbgrad_sgemm", SIG["s"])
+_dgemm = _caller("nbgrad_dgemm", SIG["d"])
+
+# Numba's own C helper for ?gemm (column-major, scalars by pointer; it calls SciPy's BLAS)
 _XXGEMM = types.ExternalFunction(
     "numba_xxgemm", types.intc(types.char, types.char, types.char, _N, _N, _N, _P, _P, _N,
                                _P, _N, _P, _P, _N)
 )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy")
+def _scipy_gemm(kind, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc):
+    """CBLAS-style column-major gemm through `numba_xxgemm`; sc holds alpha and beta."""
+    p = sc.ctypes.data
+    _XXGEMM(
+        kind, ord("t") if ta == _TRANS else ord("n"), ord("t") if tb == _TRANS else ord("n"),
+        m, n, k, _voidptr(p), a, lda, b, ldb, _voidptr(p + sc.itemsize), c, ldc)  # fmt: skip
+
+
+@cfunc(SIG["s"], cache=True, error_model="numpy")
+def _scipy_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    sc = np.array((alpha, beta), np.float32)
+    _scipy_gemm(ord("s"), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc)
+
+
+@cfunc(SIG["d"], cache=True, error_model="numpy")
+def _scipy_dgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
+    sc = np.array((alpha, beta), np.float64)
+    _scipy_gemm(ord("d"), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc)
+
+
+def _numpy_openblas():
+    """Addresses of cblas_sgemm/dgemm in the ILP64 OpenBLAS NumPy bundles, or None (NumPy
+    built against another BLAS, e.g. Accelerate or MKL, or an unfamiliar layout)."""
+    libs = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "libscipy_openblas64_*.so"))):
+        try:
+            lib = ctypes.CDLL(path)  # NumPy has loaded it: the same handle
+            fns = lib.scipy_cblas_sgemm64_, lib.scipy_cblas_dgemm64_
+        except (OSError, AttributeError):
+            continue
+        return [ctypes.cast(f, ctypes.c_void_p).value for f in fns]
+    return None
+
+
+def _register():
+    """Point nbgrad_sgemm/dgemm at NumPy's OpenBLAS, or at SciPy's; return which."""
+    found = None if os.environ.get("NBGRAD_BLAS") == "scipy" else _numpy_openblas()
+    if found is None:
+        found, name = [_scipy_sgemm.address, _scipy_dgemm.address], "scipy"
+    else:
+        name = "numpy"
+    for sym, addr in zip(("nbgrad_sgemm", "nbgrad_dgemm"), found):
+        llvm.add_symbol(sym, addr)
+    return name
+
+
+BLAS = _register()  # "numpy" or "scipy": the library every product runs on
 
 
 @njit(cache=True, error_model="numpy")
@@ -47,17 +116,14 @@ def gemm(ta, a, tb, b, c, beta):
     a, lda = _rows(a)
     b, ldb = _rows(b)
     ldc = c.strides[0] // c.itemsize if m > 1 else n
-    sc = np.empty(2, c.dtype)
-    sc[0] = 1
-    sc[1] = beta
-    p = sc.ctypes.data
-    kind = ord("s") if c.itemsize == 4 else ord("d")
     # row-major c is column-major c.T = op(b).T @ op(a).T: b and a swap places, and each
     # stored row-major matrix is its column-major transpose
-    _XXGEMM(
-        kind, ord("t") if tb else ord("n"), ord("t") if ta else ord("n"), n, m, k,
-        _voidptr(p), _voidptr(b.ctypes.data), ldb, _voidptr(a.ctypes.data), lda,
-        _voidptr(p + c.itemsize), _voidptr(c.ctypes.data), ldc)  # fmt: skip
+    tb_, ta_ = _TRANS if tb else _NOTRANS, _TRANS if ta else _NOTRANS
+    pa, pb, pc = _voidptr(a.ctypes.data), _voidptr(b.ctypes.data), _voidptr(c.ctypes.data)
+    if c.itemsize == 4:
+        _sgemm(_COL, tb_, ta_, n, m, k, np.float32(1), pb, ldb, pa, lda, np.float32(beta), pc, ldc)
+    else:
+        _dgemm(_COL, tb_, ta_, n, m, k, 1.0, pb, ldb, pa, lda, np.float64(beta), pc, ldc)
 
 
 @njit(cache=True, error_model="numpy")
