@@ -96,3 +96,80 @@ def test_accumulating_product_matches_float64():
     (x @ w).sum().backward()
     want = 2 * np.ones((6, 5)) @ w0.astype(np.float64).T
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+# nbgrad's own float32 kernel (sgemm512.py), called directly so it is tested wherever the
+# CPU has AVX-512 (elsewhere `gemm` never calls it and these skip)
+own = pytest.mark.skipif(not blas.OWN_SGEMM, reason="no AVX-512: products stay on BLAS")
+
+
+def _own(ta, a, tb, b, c, beta):
+    from nbgrad.backends.cpu.sgemm512 import sgemm
+
+    m, n = c.shape
+    k = a.shape[0] if ta else a.shape[1]
+    lda, ldb, ldc = (x.strides[0] // 4 for x in (a, b, c))
+    sgemm(ta, a.ctypes.data, lda, tb, b.ctypes.data, ldb, c.ctypes.data, ldc, m, n, k, beta)
+
+
+@own
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+@pytest.mark.parametrize(
+    "m,n,k",
+    # whole tiles, ragged rows/columns, k over one packed block (384), parallel sizes
+    [(8, 32, 5), (17, 45, 3), (256, 256, 784), (257, 70, 385), (9, 1000, 700), (1, 33, 1)],
+)
+def test_own_sgemm_matches_float64(m, n, k, ta, tb):
+    rng = np.random.default_rng(m * 1000 + n + k)
+    a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+    want = (a.T if ta else a).astype(np.float64) @ (b.T if tb else b).astype(np.float64)
+    tol = 2e-6 * k**0.5 * max(1, np.abs(want).max())
+    c = np.full((m, n), np.nan, np.float32)  # beta=0 must never read c
+    _own(ta, a, tb, b, c, 0.0)
+    np.testing.assert_allclose(c, want, rtol=0, atol=tol)
+    c0 = rng.standard_normal((m, n)).astype(np.float32)
+    c = c0.copy()
+    _own(ta, a, tb, b, c, 1.0)
+    np.testing.assert_allclose(c, want + c0, rtol=0, atol=tol)
+
+
+@own
+def test_own_sgemm_strided_rows_and_one_thread():
+    """Operands with row strides longer than their rows (views), and one thread."""
+    import numba
+
+    rng = np.random.default_rng(5)
+    big_a = rng.standard_normal((300, 900)).astype(np.float32)
+    big_b = rng.standard_normal((800, 400)).astype(np.float32)
+    a, b = big_a[:, 10:790], big_b[:780, 5:305]  # (300, 780) @ (780, 300)
+    big_c = np.zeros((300, 320), np.float32)
+    c = big_c[:, :300]
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    old = numba.get_num_threads()
+    try:
+        for threads in (old, 1):
+            numba.set_num_threads(threads)
+            c[:] = np.nan
+            _own(False, a, False, b, c, 0.0)
+            np.testing.assert_allclose(c, want, rtol=0, atol=1e-3)
+    finally:
+        numba.set_num_threads(old)
+    assert (big_c[:, 300:] == 0).all()  # nothing written past c's columns
+
+
+@own
+def test_large_float32_products_take_own_kernel():
+    """`gemm` routes large float32 products to the own kernel: its result is bit-for-bit
+    the kernel's, and the MLP's shapes (forward and weight gradient) agree with float64."""
+    from nbgrad.backends.cpu.blas import gemm
+
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((256, 784)).astype(np.float32)
+    w = rng.standard_normal((256, 784)).astype(np.float32)
+    c1, c2 = np.empty((256, 256), np.float32), np.empty((256, 256), np.float32)
+    gemm(False, x, True, w, c1, 0.0)
+    _own(False, x, True, w, c2, 0.0)
+    np.testing.assert_array_equal(c1, c2)
+    np.testing.assert_allclose(c1, x.astype(np.float64) @ w.T.astype(np.float64), atol=1e-3)

@@ -23,6 +23,7 @@ from numba import cfunc, njit, types
 
 from .extern import _caller
 from .memory import _voidptr
+from .sgemm512 import MIN_WORK, host_has_avx512, sgemm
 
 _P, _N, _E = types.voidptr, types.intp, types.int32
 _COL, _NOTRANS, _TRANS = 102, 111, 112  # CBLAS's enum values
@@ -88,6 +89,9 @@ def _register():
 
 
 BLAS = _register()  # "numpy" or "scipy": the library every product runs on
+# large float32 products on nbgrad's own AVX-512 kernel (sgemm512.py) where the CPU has it;
+# compiled code holds this as a constant, and Numba's cache keys its code by CPU
+OWN_SGEMM = host_has_avx512()
 
 
 @njit(cache=True, error_model="numpy")
@@ -116,6 +120,9 @@ def gemm(ta, a, tb, b, c, beta):
     a, lda = _rows(a)
     b, ldb = _rows(b)
     ldc = c.strides[0] // c.itemsize if m > 1 else n
+    if OWN_SGEMM and c.itemsize == 4 and m * n * k >= MIN_WORK:
+        sgemm(ta, a.ctypes.data, lda, tb, b.ctypes.data, ldb, c.ctypes.data, ldc, m, n, k, beta)
+        return
     # row-major c is column-major c.T = op(b).T @ op(a).T: b and a swap places, and each
     # stored row-major matrix is its column-major transpose
     tb_, ta_ = _TRANS if tb else _NOTRANS, _TRANS if ta else _NOTRANS
