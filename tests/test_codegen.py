@@ -28,3 +28,32 @@ def test_generated_bytecode_is_reused_and_never_stale(tmp_path, monkeypatch):
         assert _load("X = 2\n").X == 2  # unreadable bytecode: compiled again
     finally:
         sys.modules.pop(NAME, None)
+
+
+def test_generated_files_survive_concurrent_writers(tmp_path):
+    """Test workers starting together write the same generated module: each writer's
+    temporary file must be its own (a shared name let one rename another's file away:
+    FileNotFoundError while importing nbgrad)."""
+    import threading
+
+    from nbgrad.backends.cpu.codegen import _write
+
+    path = tmp_path / "mod.py"
+    payloads = [f"x = {i}\n".encode() * 2000 for i in range(4)]
+    errors = []
+
+    def writer(data):
+        try:
+            for _ in range(200):
+                _write(path, data)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in payloads]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert path.read_bytes() in payloads
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mod.py"]  # no temporaries left

@@ -14,8 +14,10 @@ import contextlib
 import hashlib
 import importlib.util
 import marshal
+import os
 import re
 import sys
+import threading
 
 from ... import _cache
 from ...ops import elementwise as ew
@@ -286,7 +288,9 @@ def elementwise_source():
 
 
 def _write(path, data):
-    tmp = path.with_suffix(".tmp")
+    # a temporary name of this process and thread alone: processes starting together (test
+    # workers) write the same module, and a shared name let one rename the other's file away
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_bytes(data)
     tmp.replace(path)  # atomic: concurrent processes never see a half-written file
 
