@@ -104,12 +104,13 @@ own = pytest.mark.skipif(not blas.OWN_SGEMM, reason="no AVX-512: products stay o
 
 
 def _own(ta, a, tb, b, c, beta):
-    from nbgrad.backends.cpu.sgemm512 import sgemm
+    from nbgrad.backends.cpu.sgemm512 import sgemm_from_python
 
     m, n = c.shape
     k = a.shape[0] if ta else a.shape[1]
     lda, ldb, ldc = (x.strides[0] // 4 for x in (a, b, c))
-    sgemm(ta, a.ctypes.data, lda, tb, b.ctypes.data, ldb, c.ctypes.data, ldc, m, n, k, beta)
+    pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+    sgemm_from_python(int(ta), pa, lda, int(tb), pb, ldb, pc, ldc, m, n, k, float(beta))
 
 
 @own

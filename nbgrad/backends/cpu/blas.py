@@ -121,7 +121,8 @@ def gemm(ta, a, tb, b, c, beta):
     b, ldb = _rows(b)
     ldc = c.strides[0] // c.itemsize if m > 1 else n
     if OWN_SGEMM and c.itemsize == 4 and m * n * k >= MIN_WORK:
-        sgemm(ta, a.ctypes.data, lda, tb, b.ctypes.data, ldb, c.ctypes.data, ldc, m, n, k, beta)
+        pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
+        sgemm(np.int64(ta), pa, lda, np.int64(tb), pb, ldb, pc, ldc, m, n, k, np.float64(beta))
         return
     # row-major c is column-major c.T = op(b).T @ op(a).T: b and a swap places, and each
     # stored row-major matrix is its column-major transpose

@@ -22,7 +22,7 @@ from numba import carray, njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .extern import _caller
+from .extern import _KEEP, _caller, export
 from .memory import _voidptr
 
 MR, NR = 8, 32  # the register tile: 8 rows x 2 vectors of 16 floats
@@ -203,7 +203,9 @@ def _sgemm_par(ta, pa, lda, tb, pb, ldb, pc, ldc, m, n, k, beta):
         _columns(ta, a, tb, b, c, beta, panels * t // T, panels * (t + 1) // T, k)
 
 
-@njit(cache=True, error_model="numpy")
+# Exported under a fixed symbol (extern.py): `blas.gemm`, and every kernel that multiplies
+# matrices, holds a declaration instead of linking (and optimising again) this kernel.
+@export("nbgrad_sgemm512", types.void(*([types.int64] * 11), types.float64))
 def sgemm(ta, pa, lda, tb, pb, ldb, pc, ldc, m, n, k, beta):
     """c = op(a) @ op(b) + beta * c (beta 0 or 1) in float32, `blas.gemm`'s contract, on
     row-major operands given by address and row stride. Large products split C's column
@@ -215,3 +217,6 @@ def sgemm(ta, pa, lda, tb, pb, ldb, pc, ldc, m, n, k, beta):
     else:
         a, b, c = _views(ta, pa, lda, tb, pb, ldb, pc, ldc, m, n, k)
         _columns(ta, a, tb, b, c, beta, 0, (n + NR - 1) // NR, k)
+
+
+sgemm_from_python = _KEEP["nbgrad_sgemm512"].ctypes  # the same code, for tests
