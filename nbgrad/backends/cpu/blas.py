@@ -21,7 +21,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from numba import cfunc, njit, types
 
-from .extern import _caller
+from .extern import _KEEP, _caller
 from .memory import _voidptr
 from .sgemm512 import MIN_WORK, host_has_avx512, sgemm
 
@@ -50,13 +50,12 @@ def _scipy_gemm(kind, ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc):
         m, n, k, _voidptr(p), a, lda, b, ldb, _voidptr(p + sc.itemsize), c, ldc)  # fmt: skip
 
 
-@cfunc(SIG["s"], cache=True, error_model="numpy")
+# the SciPy path's entry points, compiled (by _register) only where that path is taken
 def _scipy_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
     sc = np.array((alpha, beta), np.float32)
     _scipy_gemm(ord("s"), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc)
 
 
-@cfunc(SIG["d"], cache=True, error_model="numpy")
 def _scipy_dgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
     sc = np.array((alpha, beta), np.float64)
     _scipy_gemm(ord("d"), ta, tb, m, n, k, a, lda, b, ldb, c, ldc, sc)
@@ -80,7 +79,10 @@ def _register():
     """Point nbgrad_sgemm/dgemm at NumPy's OpenBLAS, or at SciPy's; return which."""
     found = None if os.environ.get("NBGRAD_BLAS") == "scipy" else _numpy_openblas()
     if found is None:
-        found, name = [_scipy_sgemm.address, _scipy_dgemm.address], "scipy"
+        fns = ((_scipy_sgemm, SIG["s"]), (_scipy_dgemm, SIG["d"]))
+        cfns = [cfunc(sig, cache=True, error_model="numpy")(f) for f, sig in fns]
+        _KEEP["scipy_gemm"] = cfns  # kept alive: LLVM holds their addresses
+        found, name = [c.address for c in cfns], "scipy"
     else:
         name = "numpy"
     for sym, addr in zip(("nbgrad_sgemm", "nbgrad_dgemm"), found):

@@ -4,14 +4,15 @@ BLAS libraries choose their kernels by CPU; the OpenBLAS that NumPy and SciPy bu
 run its AVX2 (Haswell) kernels on an AVX-512 CPU (it does here: the environment pins
 `OPENBLAS_CORETYPE=Haswell`, which nbgrad leaves alone). On such a CPU this kernel, 16
 accumulators of 16 floats updated by fused multiply-adds, ran the MLP's 256x784x256
-product in ~370 us on 2 threads where OpenBLAS took ~460 us (docs/design.md).
+products in ~280-290 us on 2 threads where OpenBLAS took ~460 us (docs/design.md).
 
-The classic layout (Goto's): per block of KC along k, pack B into panels of NR columns
-(k-major), and A into panels of MR rows (k-major); the micro-kernel multiplies one A panel
-by one B panel into an MR x NR tile of C held in registers. Ragged edges are packed with
-zeros and computed into a scratch tile. Threads take disjoint ranges of B panels (C's
-columns), so no two write the same element. `blas.gemm` calls `sgemm` for large float32
-products when the CPU has AVX-512; everything else stays on BLAS.
+The classic layout (Goto's): per block of KC along k, B is packed into panels of NR
+columns (k-major); the micro-kernel multiplies MR rows of A, read in place, by one B panel
+into an MR x NR tile of C held in registers. A short last row panel is packed with zero
+rows, and ragged tiles are computed into a scratch tile. Threads take disjoint ranges of B
+panels (C's columns), so no two write the same element. `blas.gemm` calls `sgemm` for
+float32 products of m*n*k >= MIN_WORK when the CPU has AVX-512; everything else stays on
+BLAS.
 """
 
 import llvmlite.binding as llvm
