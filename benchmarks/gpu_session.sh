@@ -1,62 +1,110 @@
 #!/usr/bin/env bash
-# What issue 6 needs a real GPU for, in few commands, on a machine with an NVIDIA GPU,
-# numba, numba-cuda, torch (CUDA), pytest, pytest-xdist and pytest-benchmark installed
-# (e.g. the image of the device machines; nothing is installed here: nbgrad is put on
-# PYTHONPATH). Run from the repository root; each part fits a 10-minute call.
+# Everything nbgrad needs a real NVIDIA GPU for, in one run of a few minutes:
 #
-#   bash benchmarks/gpu_session.sh tests   # tests/test_cuda.py on the GPU, then the suite
-#   bash benchmarks/gpu_session.sh bench   # the cuda-* benchmarks -> RESULTS-gpu.md
+#   bash benchmarks/gpu_session.sh            # from the repository root
 #
-# Everything is written to $OUT (default /tmp/nbgrad-gpu): env.txt (GPU, driver, versions),
-# test_cuda.txt, suite.txt, RESULTS-gpu.md, bench.txt. Copy RESULTS-gpu.md to
-# benchmarks/ and note the test results in benchmarks/RESULTS.md's GPU section.
+# 1. installs: `pip install -e ".[test,cuda]"`; where no package index is reachable (a GPU
+#    node without network), an offline editable install of nbgrad alone over the numba,
+#    numba-cuda and pytest already there; PyTorch CUDA is used as the peer when importable;
+# 2. checks that nbgrad sees a real GPU (not the simulator) and records the environment;
+# 3. runs the CUDA tests (tests/test_cuda*.py) on the GPU, on every core;
+# 4. runs the cuda-* benchmarks against PyTorch CUDA (json + table);
+# 5. times a second process's first CUDA gradient (the on-disk kernel cache at work).
+#
+# Each step has its own time limit, so the whole run ends within ~10 minutes even when
+# something hangs. Everything is written to $OUT (default /tmp/nbgrad-gpu): env.txt,
+# install.txt, tests.txt, bench.json, bench.txt, cache.txt, and summary.txt, which is also
+# printed at the end. Exit status: 0 when the tests passed, else 1 (2: no GPU).
 set -uo pipefail
-part=${1:?usage: gpu_session.sh tests|bench}
 out=${OUT:-/tmp/nbgrad-gpu}
 py=${PYTHON:-python3}
 mkdir -p "$out"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
 export NBGRAD_CACHE_DIR=${NBGRAD_CACHE_DIR:-/tmp/nbgrad-kernel-cache}
+start=$(date +%s)
+summary="$out/summary.txt"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+elapsed() { echo $(($(date +%s) - start)); }
 
+# 1. install (a few seconds when there is no network: no retries, short time-outs)
 {
-    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+    if timeout 240 $py -m pip install --retries 0 --timeout 10 -q -e ".[test,cuda]"; then
+        echo "installed: nbgrad[test,cuda]"
+    elif timeout 120 $py -m pip install --no-deps --no-build-isolation -q -e .; then
+        echo "installed: nbgrad alone (offline), over the packages already here"
+    else
+        echo "not installed: nbgrad runs from PYTHONPATH"
+    fi
+} >"$out/install.txt" 2>&1
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+say "install: $(tail -1 "$out/install.txt")"
+
+# 2. environment
+{
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     $py - <<'EOF'
-import numba, numpy, torch
+import sys
+import numba, numpy
 import nbgrad
-print("numba", numba.__version__, "numpy", numpy.__version__, "torch", torch.__version__)
+print("python", sys.version.split()[0], "numba", numba.__version__, "numpy", numpy.__version__)
 try:
-    import numba_cuda
-    print("numba-cuda", numba_cuda.__version__)
-except ImportError:
+    from importlib.metadata import version
+    print("numba-cuda", version("numba-cuda"))
+except Exception:
     print("numba-cuda not installed: numba's built-in CUDA target")
+try:
+    import torch
+    print("torch", torch.__version__, "cuda", torch.cuda.is_available())
+except ImportError:
+    print("torch not installed: nbgrad alone in the benchmarks")
 ok = nbgrad.cuda.is_available()
 print("nbgrad.cuda.is_available", ok, "simulated", ok and nbgrad.cuda.is_simulated(),
       nbgrad.cuda.get_device_name(0) if ok else "-")
 EOF
 } >"$out/env.txt" 2>&1
+cat "$out/env.txt" >>"$summary"
 cat "$out/env.txt"
 if ! grep -q "is_available True simulated False" "$out/env.txt"; then
-    echo "no real GPU for nbgrad here (see $out/env.txt)" >&2
+    say "no real GPU for nbgrad here (see env.txt)"
     exit 2
 fi
 
-case $part in
-tests)
-    # the CUDA tests first (they are the point), then everything else on this machine
-    timeout 240 $py -m pytest tests/test_cuda.py -q -p no:cacheprovider -rs \
-        >"$out/test_cuda.txt" 2>&1
-    echo "test_cuda exit $?"; tail -3 "$out/test_cuda.txt"
-    timeout 330 $py -m pytest tests -q -p no:cacheprovider -n "$(nproc)" \
-        >"$out/suite.txt" 2>&1
-    echo "suite exit $?"; tail -3 "$out/suite.txt"
-    ;;
-bench)
-    timeout 540 $py -m benchmarks.report --output "$out/RESULTS-gpu.md" -- -k cuda \
-        >"$out/bench.txt" 2>&1
-    echo "report exit $?"; tail -15 "$out/bench.txt"
-    ;;
-*)
-    echo "unknown part: $part (tests or bench)" >&2
-    exit 2
-    ;;
-esac
+# 3. the CUDA tests, every core (kernels compile on first use in each worker)
+t0=$(date +%s)
+timeout 300 $py -m pytest tests/test_cuda.py tests/test_cuda_higher.py tests/test_cuda_launch.py \
+    -n "$(nproc)" -p no:cacheprovider -o addopts="" -q --tb=short -rfE >"$out/tests.txt" 2>&1
+rc_tests=$?
+say "tests: exit $rc_tests in $(($(date +%s) - t0)) s: $(grep -E '[0-9]+ (passed|failed)' "$out/tests.txt" | tail -1)"
+grep -E "^(FAILED|ERROR)" "$out/tests.txt" | head -30 | tee -a "$summary"
+
+# 4. the cuda-* benchmarks against PyTorch CUDA
+t0=$(date +%s)
+timeout 240 $py -m pytest benchmarks/test_cuda.py --benchmark-only -p no:cacheprovider \
+    -o addopts="" -q --benchmark-json="$out/bench.json" \
+    --benchmark-columns=min,median,rounds >"$out/bench.txt" 2>&1
+say "bench: exit $? in $(($(date +%s) - t0)) s"
+$py -m benchmarks.report "$out/bench.json" --no-write 2>&1 | grep -E "cuda|^\|" | tee -a "$summary"
+$py - "$out/bench.json" <<'EOF' | tee -a "$summary"
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    e = b.get("extra_info", {})
+    gb = {k: round(v, 1) for k, v in e.items() if k.endswith("GBps")}
+    print(f"{b['name']}: min {b['stats']['min'] * 1e3:.3f} ms, median "
+          f"{b['stats']['median'] * 1e3:.3f} ms {gb or ''}")
+EOF
+
+# 5. a fresh process after the runs above: its kernels come from the on-disk cache
+t0=$(date +%s)
+timeout 120 $py - >"$out/cache.txt" 2>&1 <<'EOF'
+import time
+t = time.perf_counter()
+import nbgrad as nb
+x = nb.tensor([1.0, 2.0, 3.0], device="cuda", requires_grad=True)
+(x.sin() * x).sum().backward()
+nb.cuda.synchronize()
+print(f"second process: import + first CUDA gradient {time.perf_counter() - t:.2f} s")
+EOF
+say "$(tail -1 "$out/cache.txt")"
+say "total: $(elapsed) s"
+[ "$rc_tests" -eq 0 ]

@@ -1,4 +1,4 @@
-"""GPU benchmarks (issue 6): nbgrad's CUDA backend against PyTorch CUDA, same groups.
+"""GPU benchmarks: nbgrad's CUDA backend against PyTorch CUDA, same groups.
 
   cuda-elementwise-64M  64M float32 ``(sin(x)*exp(x) + x*x).sum()``, forward + backward;
                         extra_info: achieved GB/s for the bytes it must move at least
@@ -114,7 +114,7 @@ def test_cuda_mlp_step(benchmark, gpu):
     F = torch.nn.functional
 
     def param(*shape):
-        a = rng.standard_normal(shape).astype(np.float32) / np.sqrt(shape[-1])
+        a = (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(np.float32)
         return torch.tensor(a, device="cuda", requires_grad=True)
 
     params = [param(256, 784), param(256), param(10, 256), param(10)]

@@ -71,7 +71,7 @@ def _vjp_take(G, k):
         launch(K.fill, gx.size, gx, gx.dtype.type(0))
     if pos.size:
         g = G.cot(G.out(k, 0))
-        launch(K.scatter, pos.size, g, pos, gx, pos, gx.dtype.type(1), True, True)
+        launch(K.put_add, pos.size, g, pos, gx, pos, 1, True)
 
 
 _TAKE_OPS = [*_ix.TAKE.values(), *_joins._VIEW.values()]
@@ -159,7 +159,7 @@ def join(tensors, dim, stack):
         n = t._data.size
         p = _dev_pos(inv[o : o + n])
         if n:
-            launch(K.scatter, n, t._data.flat, p.flat, out.flat, p.flat, dt.np.type(1), False, True)
+            launch(K.put, n, t._data.flat, p.flat, out.flat, p.flat, True)
         dpos.append(p)
     if not dt.is_floating_point:
         return _tensor_cls()._make(out, -1, False)
@@ -199,8 +199,12 @@ def put(x, src, dpos, spos, alpha, op, add):
         fd, fs = dpos[keep], spos[keep]
     if fd.size:
         pd, ps = _dev_pos(fd), _dev_pos(fs)
-        launch(K.scatter, fd.size, src._data.flat, ps.flat, out.flat, pd.flat,
-               d.dtype.type(alpha), add, False)  # fmt: skip
+        if not add:
+            launch(K.put, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
+        elif d.dtype == np.bool_:  # a sum of bools is their logical or
+            launch(K.put_or, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
+        else:
+            launch(K.put_add, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, alpha, False)
     if d.dtype.kind != "f":
         return _tensor_cls()._make(out, -1, False)
     return wrap(out, (x, src), op, iattrs=(int(add),), fattrs=(float(alpha),),
@@ -218,8 +222,7 @@ def _vjp_put(G, k):
         if not acc:
             launch(K.fill, gs.size, gs, gs.dtype.type(0))
         if dpos.size:
-            alpha = gs.dtype.type(G.fattr(k, 0))
-            launch(K.scatter, dpos.size, g, dpos, gs, spos, alpha, True, False)
+            launch(K.put_add, dpos.size, g, dpos, gs, spos, G.fattr(k, 0), False)
     if G.wants(sx):
         if add or not dpos.size:
             gx, acc = G.take(sx)
@@ -227,7 +230,7 @@ def _vjp_put(G, k):
         else:  # overwritten elements get no gradient: g with zeros at dpos
             h = G.scratch(g.size, g.dtype)
             launch(K.store, h.size, h, g, 0)
-            launch(K.scatter, dpos.size, g, dpos, h, dpos, h.dtype.type(0), False, True)
+            launch(K.fill_at, dpos.size, h, dpos, 0)
             gx, acc = G.take(sx)
             launch(K.store, gx.size, gx, h, acc)
 

@@ -13,6 +13,7 @@ from numba import cuda
 
 from ...ops import activations as _act
 from ...ops import losses as _losses
+from .launch import ALL, ATOMIC, FLOAT, INT, declare
 from .runtime import configure
 
 # kinds of the line kernels (`lines`, `lines_vjp`)
@@ -62,6 +63,7 @@ def build():
     loss_df = cuda.jit(device=True)(_losses._pw_grad.py_func)
     f64 = np.float64
 
+    @declare("kernels.fill", "o:T[] v:T", T=ALL)
     @cuda.jit
     def fill(o, v):
         i = cuda.grid(1)
@@ -69,6 +71,7 @@ def build():
             o[i] = v
             i += cuda.gridsize(1)
 
+    @declare("kernels.store", "dst:T[] src:U[] acc:b1", T=ALL, U=ALL)
     @cuda.jit
     def store(dst, src, acc):
         """dst (+)= src, flat (casts between float dtypes)."""
@@ -80,6 +83,7 @@ def build():
                 dst[i] = src[i]
             i += cuda.gridsize(1)
 
+    @declare("kernels.gather", "src:T[] dst:T[] shp:i8[] st:i8[] acc:b1 scale:A(T)", T=ALL)
     @cuda.jit
     def gather(src, dst, shp, st, acc, scale):
         """dst[i] (+)= scale * src[offset(i)]: transpose, permute, expand, sum/mean VJP."""
@@ -123,10 +127,12 @@ def build():
         cuda.syncthreads()
         return r
 
-    def summing(adt):
+    def summing(adt, pre, src_t):
         """sum_all, sum_dims and bmm accumulating in `adt` (float64 for floats; int64 for
-        integer tensors, exact)."""
+        integer tensors, exact); `pre` names the family, `src_t` its tensor dtypes."""
+        F = np.dtype(adt).name
 
+        @declare(pre + "sum_all", f"src:T[] dst:U[] acc:b1 scale:{F}", T=src_t, U=src_t)
         @cuda.jit
         def sum_all(src, dst, acc, scale):
             """Block b writes the scaled sum of its grid-stride share of src to dst[b]."""
@@ -144,6 +150,11 @@ def build():
                 else:
                     dst[b] = r
 
+        @declare(
+            pre + "sum_dims",
+            f"src:T[] dst:T[] kshp:i8[] kst:i8[] rshp:i8[] rst:i8[] nr:i8 acc:b1 scale:{F}",
+            T=src_t,
+        )
         @cuda.jit
         def sum_dims(src, dst, kshp, kst, rshp, rst, nr, acc, scale):
             """dst[j] (+)= scale * sum over the reduced dims of src: one block per output."""
@@ -164,47 +175,61 @@ def build():
                         dst[j] = s
                 j += cuda.gridDim.x
 
+        @declare(
+            pre + "bmm",
+            "A:T[] B:T[] C:T[] nb:i8 M:i8 Kd:i8 N:i8 ta:b1 tb:b1 sa:i8 sb:i8 acc:b1",
+            T=src_t,
+        )
         @cuda.jit
-        def bmm(A, B, C, M, Kd, N, ta, tb, sa, sb, acc):
+        def bmm(A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc):
             """C[b] (+)= op(A[b]) @ op(B[b]) with shared-memory tiles; op = transpose if ta/tb.
-            sa/sb: batch strides of A/B (0 broadcasts one matrix over the batch)."""
+            sa/sb: batch strides of A/B (0 broadcasts one matrix over the batch). Tiles of
+            rows and batches are grid-stride loops over grid y and z, so any size fits the
+            grid's limits (the loops' bounds are the same for every thread of a block, so
+            all of them reach each syncthreads)."""
             tA = cuda.shared.array((T, T), adt)
             tB = cuda.shared.array((T, T), adt)
             tx = cuda.threadIdx.x
             ty = cuda.threadIdx.y
             n = cuda.blockIdx.x * T + tx
-            m = cuda.blockIdx.y * T + ty
             b = cuda.blockIdx.z
-            ao = b * sa
-            bo = b * sb
-            s = adt(0)
-            for k0 in range(0, Kd, T):
-                ka = k0 + tx
-                if m < M and ka < Kd:
-                    tA[ty, tx] = A[ao + (ka * M + m if ta else m * Kd + ka)]
-                else:
-                    tA[ty, tx] = 0
-                kb = k0 + ty
-                if n < N and kb < Kd:
-                    tB[ty, tx] = B[bo + (n * Kd + kb if tb else kb * N + n)]
-                else:
-                    tB[ty, tx] = 0
-                cuda.syncthreads()
-                for j in range(T):
-                    s += tA[ty, j] * tB[j, tx]
-                cuda.syncthreads()
-            if m < M and n < N:
-                c = b * M * N + m * N + n
-                if acc:
-                    C[c] += s
-                else:
-                    C[c] = s
+            while b < nb:
+                ao = b * sa
+                bo = b * sb
+                mt = cuda.blockIdx.y
+                while mt * T < M:
+                    m = mt * T + ty
+                    s = adt(0)
+                    for k0 in range(0, Kd, T):
+                        ka = k0 + tx
+                        if m < M and ka < Kd:
+                            tA[ty, tx] = A[ao + (ka * M + m if ta else m * Kd + ka)]
+                        else:
+                            tA[ty, tx] = 0
+                        kb = k0 + ty
+                        if n < N and kb < Kd:
+                            tB[ty, tx] = B[bo + (n * Kd + kb if tb else kb * N + n)]
+                        else:
+                            tB[ty, tx] = 0
+                        cuda.syncthreads()
+                        for j in range(T):
+                            s += tA[ty, j] * tB[j, tx]
+                        cuda.syncthreads()
+                    if m < M and n < N:
+                        c = b * M * N + m * N + n
+                        if acc:
+                            C[c] += s
+                        else:
+                            C[c] = s
+                    mt += cuda.gridDim.y
+                b += cuda.gridDim.z
 
         return sum_all, sum_dims, bmm
 
-    sum_all, sum_dims, bmm = summing(f64)
-    isum_all, isum_dims, ibmm = summing(np.int64)
+    sum_all, sum_dims, bmm = summing(f64, "kernels.", FLOAT)
+    isum_all, isum_dims, ibmm = summing(np.int64, "kernels.i", INT)
 
+    @declare("kernels.softmax_rows", "x:T[] y:T[] C:i8 log:b1", T=FLOAT)
     @cuda.jit
     def softmax_rows(x, y, C, log):
         """Softmax (or log-softmax) of each length-C row: one block per row."""
@@ -235,6 +260,7 @@ def build():
                 c += TPB
             row += cuda.gridDim.x
 
+    @declare("kernels.softmax_vjp", "g:T[] y:T[] gx:T[] C:i8 log:b1 acc:b1", T=FLOAT)
     @cuda.jit
     def softmax_vjp(g, y, gx, C, log, acc):
         """gx (+)= y * (g - sum(g * y)) (softmax), g - exp(y) * sum(g) (log_softmax)."""
@@ -259,6 +285,11 @@ def build():
                 c += TPB
             row += cuda.gridDim.x
 
+    @declare(
+        "kernels.nll_rows",
+        "lp:T[] ti:i8[] tp:T[] w:T[] has_w:b1 ignore:i8 eps:f8 prob:b1 C:i8 loss:T[] wr:T[]",
+        T=FLOAT,
+    )
     @cuda.jit
     def nll_rows(lp, ti, tp, w, has_w, ignore, eps, prob, C, loss, wr):
         """loss[r]: row r's loss for log-probabilities lp (M, C): class target ti[r] (an
@@ -288,6 +319,7 @@ def build():
             loss[r] = v
             r += cuda.gridsize(1)
 
+    @declare("kernels.ratio", "y:T[] den:T[]", T=FLOAT)
     @cuda.jit
     def ratio(y, den):
         """y[0] /= den[0] (NaN for a zero denominator, as the CPU's mean of no rows)."""
@@ -300,6 +332,12 @@ def build():
             return g[r]
         return g[0] / den[0] if den[0] != 0 else math.nan
 
+    @declare(
+        "kernels.nll_vjp",
+        "g:T[] ti:i8[] tp:T[] w:T[] lp:T[] has_w:b1 ignore:i8 eps:f8 prob:b1 C:i8 none:b1 "
+        "den:T[] gx:T[] gt:T[] wx:b1 wt:b1 ax:b1 at:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def nll_vjp(g, ti, tp, w, lp, has_w, ignore, eps, prob, C, none, den, gx, gt, wx, wt, ax, at):
         """gx (+)= d loss / d lp and, for probability targets, gt (+)= d loss / d tp (the
@@ -331,6 +369,11 @@ def build():
                     gx[i] = v
             i += cuda.gridsize(1)
 
+    @declare(
+        "kernels.nll_vjp_weight",
+        "g:T[] tp:T[] lp:T[] eps:f8 C:i8 none:b1 den:T[] gw:T[] acc:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def nll_vjp_weight(g, tp, lp, eps, C, none, den, gw, acc):
         """Probability targets: gw[c] (+)= -sum_r sc_r ((1 - eps) tp[r, c] + eps / C) lp[r, c]."""
@@ -349,6 +392,7 @@ def build():
                 gw[c] = v
             c += cuda.gridsize(1)
 
+    @declare("kernels.arg_best", "src:T[] dst:i8[] inner:i8 n:i8 largest:b1", T=ALL)
     @cuda.jit
     def arg_best(src, dst, inner, n, largest):
         """dst[j] = index along a length-n dim (stride `inner`) of the max (min) of src;
@@ -368,6 +412,7 @@ def build():
             dst[j] = bi
             j += cuda.gridsize(1)
 
+    @declare("kernels.one_hot", "idx:i8[] out:i8[] C:i8")
     @cuda.jit
     def one_hot(idx, out, C):
         """out (flat (n, C)) [i, c] = 1 if idx[i] == c else 0 (idx checked in range)."""
@@ -376,6 +421,7 @@ def build():
             out[j] = 1 if idx[j // C] == j % C else 0
             j += cuda.gridsize(1)
 
+    @declare("kernels.take", "src:T[] pos:i8[] dst:T[] acc:b1", T=ALL)
     @cuda.jit
     def take(src, pos, dst, acc):
         """dst[i] (+)= src[pos[i]]: every indexing/shape forward, cat's VJP."""
@@ -387,19 +433,47 @@ def build():
                 dst[i] = src[pos[i]]
             i += cuda.gridsize(1)
 
+    @declare("kernels.put", "src:T[] spos:i8[] dst:T[] dpos:i8[] ident:b1", T=ALL)
     @cuda.jit
-    def scatter(src, spos, dst, dpos, scale, add, ident):
-        """dst[dpos[i]] = (or atomically +=) scale * src[spos[i]] (src[i] if ident): take's
-        VJP (duplicate positions accumulate), scatter_add/index_add/index_put, cat."""
+    def put(src, spos, dst, dpos, ident):
+        """dst[dpos[i]] = src[spos[i]] (src[i] if ident): cat/stack, index_put. A plain
+        copy of the element, exact for every dtype."""
         i = cuda.grid(1)
         while i < dpos.size:
-            v = src[i if ident else spos[i]] * scale if scale != 0 else 0.0
-            if add:
-                cuda.atomic.add(dst, dpos[i], v)
-            else:
-                dst[dpos[i]] = v
+            dst[dpos[i]] = src[i if ident else spos[i]]
             i += cuda.gridsize(1)
 
+    @declare("kernels.put_add", "src:T[] spos:i8[] dst:T[] dpos:i8[] scale:T ident:b1", T=ATOMIC)
+    @cuda.jit
+    def put_add(src, spos, dst, dpos, scale, ident):
+        """dst[dpos[i]] += scale * src[spos[i]] atomically (duplicate positions
+        accumulate): take's VJP, scatter_add/index_add/index_put(accumulate). In the
+        dtype itself (int64 stays exact); the dtypes with native atomics only."""
+        i = cuda.grid(1)
+        while i < dpos.size:
+            cuda.atomic.add(dst, dpos[i], src[i if ident else spos[i]] * scale)
+            i += cuda.gridsize(1)
+
+    @declare("kernels.put_or", "src:b1[] spos:i8[] dst:b1[] dpos:i8[] ident:b1")
+    @cuda.jit
+    def put_or(src, spos, dst, dpos, ident):
+        """Accumulation of bools (True wins): every racing writer stores the same True."""
+        i = cuda.grid(1)
+        while i < dpos.size:
+            if src[i if ident else spos[i]]:
+                dst[dpos[i]] = True
+            i += cuda.gridsize(1)
+
+    @declare("kernels.fill_at", "dst:T[] dpos:i8[] v:T", T=ALL)
+    @cuda.jit
+    def fill_at(dst, dpos, v):
+        """dst[dpos[i]] = v."""
+        i = cuda.grid(1)
+        while i < dpos.size:
+            dst[dpos[i]] = v
+            i += cuda.gridsize(1)
+
+    @declare("kernels.line_pos", "idx:i8[] pos:i8[] n:i8 inner:i8")
     @cuda.jit
     def line_pos(idx, pos, n, inner):
         """Flat positions in an (outer, n, inner) tensor of index idx[j] along n."""
@@ -408,6 +482,7 @@ def build():
             pos[j] = (j // inner) * n * inner + idx[j] * inner + j % inner
             j += cuda.gridsize(1)
 
+    @declare("kernels.where", "c:b1[] a:T[] b:T[] y:T[]", T=ALL)
     @cuda.jit
     def where(c, a, b, y):
         i = cuda.grid(1)
@@ -415,6 +490,7 @@ def build():
             y[i] = a[i] if c[i] else b[i]
             i += cuda.gridsize(1)
 
+    @declare("kernels.where_vjp", "c:b1[] g:T[] gx:T[] take_true:b1 acc:b1", T=FLOAT)
     @cuda.jit
     def where_vjp(c, g, gx, take_true, acc):
         i = cuda.grid(1)
@@ -426,6 +502,7 @@ def build():
                 gx[i] = v
             i += cuda.gridsize(1)
 
+    @declare("kernels.act", "x:T[] y:T[] kind:i8 p0:T p1:T p2:T", T=FLOAT)
     @cuda.jit
     def act(x, y, kind, p0, p1, p2):
         """The parametrised activations of ops/activations.py (leaky_relu, elu, clamp...)."""
@@ -434,6 +511,7 @@ def build():
             y[i] = act_f(kind, x[i], p0, p1, p2)
             i += cuda.gridsize(1)
 
+    @declare("kernels.act_vjp", "x:T[] g:T[] gx:T[] kind:i8 p0:T p1:T p2:T acc:b1", T=FLOAT)
     @cuda.jit
     def act_vjp(x, g, gx, kind, p0, p1, p2, acc):
         i = cuda.grid(1)
@@ -445,6 +523,7 @@ def build():
                 gx[i] = v
             i += cuda.gridsize(1)
 
+    @declare("kernels.lines", "x:T[] y:T[] nl:i8 n:i8 inner:i8 kind:i8 p:f8", T=FLOAT)
     @cuda.jit
     def lines(x, y, nl, n, inner, kind, p):
         """Reduce (or scan, for CUMSUM) each of the nl lines of x seen as (outer, n, inner):
@@ -509,6 +588,11 @@ def build():
                 y[j] = s
             j += cuda.gridsize(1)
 
+    @declare(
+        "kernels.lines_vjp",
+        "x:T[] y:T[] g:T[] gx:T[] nl:i8 n:i8 inner:i8 kind:i8 p:f8 acc:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def lines_vjp(x, y, g, gx, nl, n, inner, kind, p, acc):
         """gx (+)= the VJP of `lines` for line j's cotangent g[j] (g full-size for CUMSUM:
@@ -574,6 +658,9 @@ def build():
                     gx[i] = d
             j += cuda.gridsize(1)
 
+    @declare(
+        "kernels.pw_loss", "a:T[] b:T[] w:T[] pw:T[] hw:b1 hp:b1 kind:i8 p:f8 out:T[]", T=FLOAT
+    )
     @cuda.jit
     def pw_loss(a, b, w, pw, hw, hp, kind, p, out):
         """The elementwise losses of ops/losses.py (mse, l1, smooth_l1, huber, bce(+logits)).
@@ -586,6 +673,12 @@ def build():
             out[i] = loss_f(kind, float(a[i]), float(b[i]), p, wi, pi)
             i += cuda.gridsize(1)
 
+    @declare(
+        "kernels.pw_loss_vjp",
+        "a:T[] b:T[] w:T[] pw:T[] hw:b1 hp:b1 kind:i8 p:f8 g:T[] full:b1 scale:f8 ga:T[] gb:T[] "
+        "wa:b1 wb:b1 acca:b1 accb:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def pw_loss_vjp(a, b, w, pw, hw, hp, kind, p, g, full, scale, ga, gb, wa, wb, acca, accb):
         """ga, gb (+)= g * d loss / d (a, b); g full-size (reduction none) or one element."""
@@ -611,7 +704,8 @@ def build():
     for name in (
         "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows ratio nll_vjp "
         "nll_vjp_weight arg_best isum_all isum_dims ibmm one_hot "
-        "take scatter line_pos where where_vjp act act_vjp lines lines_vjp pw_loss pw_loss_vjp"
+        "take put put_add put_or fill_at line_pos where where_vjp act act_vjp lines lines_vjp "
+        "pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])
     K = k

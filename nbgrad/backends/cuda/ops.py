@@ -20,17 +20,13 @@ from ...tensor import Tensor, _wrap_dim
 from . import runtime as rt
 from .codegen import build as _ew_kernels
 from .kernels import build as _kernels
+from .launch import MAX_GRID_X, grid, launch, launch_grid
 from .record import needs_record, record
 
 VJP = {}  # op code -> launcher(G, k)
 TO_CUDA = register("to_cuda", "ToCopyBackward0")
 TO_CPU = register("to_cpu", "ToCopyBackward0")
 _UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
-
-
-def launch(kernel, n, *args):
-    b, t = rt.grid(n)
-    kernel[b, t](*args)
 
 
 def _tensor_cls():
@@ -294,21 +290,20 @@ def reduce_dims(src, shape, dims, dst, acc, scale):
     KK = _kernels()
     ints = dst.dtype.kind != "f"
     sum_all, sum_dims = (KK.isum_all, KK.isum_dims) if ints else (KK.sum_all, KK.sum_dims)
-    one = 1 if ints else 1.0
     if ints:
         scale = 1
     if not keep:  # everything: per-block partial sums, then one block sums those
-        nb, tpb = rt.grid(src.size)
+        nb, tpb = grid(src.size)
         if nb == 1:
-            sum_all[1, tpb](src, dst, acc, scale)
+            launch_grid(sum_all, 1, tpb, src, dst, acc, scale)
         else:
-            part = rt.cuda().device_array(nb, np.int64 if ints else np.float64)
-            sum_all[nb, tpb](src, part, 0, one)
-            sum_all[1, tpb](part, dst, acc, scale)
+            part = rt.cuda().device_array(nb, src.dtype)
+            launch_grid(sum_all, nb, tpb, src, part, False, 1)
+            launch_grid(sum_all, 1, tpb, part, dst, acc, scale)
         return
     args = dev_ints([1] + kshp, [0] + kst, [1] + rshp, [0] + rst)
     L = rt.configure()
-    sum_dims[min(dst.size, L.max_blocks * 16), L.tpb](src, dst, *args, nr, acc, scale)
+    launch_grid(sum_dims, min(dst.size, L.max_blocks * 16), L.tpb, src, dst, *args, nr, acc, scale)
 
 
 def sum_to(full, ys, xs, gx, acc):
@@ -395,11 +390,6 @@ for _n in ("view", "unsqueeze", "squeeze", "squeeze_dim", "clone"):
     VJP[BY_NAME[_n].code] = _vjp_flat
 
 
-def _one(a):
-    """1 as gather's scale: an integer for integer data (copied exactly, no float)."""
-    return 1.0 if a.dtype.kind == "f" else 1
-
-
 def permute(x, perm, name="permute"):
     """A copy with dims permuted (storage is always C-contiguous, as on the CPU)."""
     shape = x._data.shape
@@ -407,7 +397,7 @@ def permute(x, perm, name="permute"):
     out_shape = tuple(shape[p] for p in perm)
     out = rt.empty(out_shape, x._data.dtype)
     shp, sst = dev_ints(out_shape, [st[p] for p in perm])
-    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, 0, _one(out))
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, False, 1)
     return wrap(out, (x,), BY_NAME[name], iattrs=perm)
 
 
@@ -435,7 +425,7 @@ def expand(x, shape):
     xs = x._data.shape
     out = rt.empty(shape, x._data.dtype)
     shp, st = dev_ints(shape, _strides(xs, shape))
-    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, 0, _one(out))
+    launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, False, 1)
     return wrap(out, (x,), BY_NAME["expand"])
 
 
@@ -455,11 +445,14 @@ _MM_FOLD = BY_NAME["matmul_batched"]
 
 
 def bmm_launch(A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc):
-    T = rt.configure().tile
+    L = rt.configure()
+    T = L.tile
     K = _kernels()
-    (K.bmm if C.dtype.kind == "f" else K.ibmm)[((N + T - 1) // T, (M + T - 1) // T, nb), (T, T)](
-        A, B, C, M, Kd, N, ta, tb, sa, sb, acc
-    )
+    blocks = ((N + T - 1) // T, min((M + T - 1) // T, L.max_grid_yz), min(nb, L.max_grid_yz))
+    if blocks[0] > MAX_GRID_X:
+        raise RuntimeError(f"matmul: {N} columns are more than a CUDA grid holds")
+    kernel = K.bmm if C.dtype.kind == "f" else K.ibmm
+    launch_grid(kernel, blocks, (T, T), A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc)
 
 
 def matmul(a, b):
@@ -588,7 +581,15 @@ def softmax(x, dim, log=False):
     rows = out.size // C if C else 0
     L = rt.configure()
     if rows:
-        _kernels().softmax_rows[min(rows, L.max_blocks * 16), L.tpb](x._data.flat, out.flat, C, log)
+        launch_grid(
+            _kernels().softmax_rows,
+            min(rows, L.max_blocks * 16),
+            L.tpb,
+            x._data.flat,
+            out.flat,
+            C,
+            log,
+        )
     return wrap(out, (x,), _SM[log], iattrs=(C, int(log)), saved=(out,))
 
 
@@ -601,9 +602,10 @@ def _vjp_softmax(G, k):
     gx, acc = G.take(sx)
     L = rt.configure()
     rows = gx.size // C
-    _kernels().softmax_vjp[min(rows, L.max_blocks * 16), L.tpb](
-        G.cot(G.out(k, 0)), y, gx, C, bool(log), acc
-    )
+    launch_grid(
+        _kernels().softmax_vjp, min(rows, L.max_blocks * 16), L.tpb, G.cot(G.out(k, 0)), y, gx, C,
+        log, acc,
+    )  # fmt: skip
 
 
 for _op in _SM.values():
@@ -670,7 +672,7 @@ def class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
         bad = t[(t != ign) & ((t < 0) | (t >= C))]
         if bad.size:
             raise IndexError(f"Target {int(bad[0])} is out of bounds.")
-        tp, ti = lp, rt.from_host(t).flat
+        tp, ti = lp, rt.from_host(np.asarray(t, np.int64)).flat
     dt = x._data.dtype
     K = _kernels()
     loss, wr = rt.empty((M,), dt), rt.empty((M,), dt)
@@ -686,7 +688,7 @@ def class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
         reduce_dims(loss.flat, (M,), (0,), out.flat, 0, 1.0)
         if red == L.MEAN:
             reduce_dims(wr.flat, (M,), (0,), den.flat, 0, 1.0)
-            K.ratio[1, 1](out.flat, den.flat)
+            launch_grid(K.ratio, 1, 1, out.flat, den.flat)
         else:
             launch(K.fill, 1, den.flat, dt.type(1))
     ins, it, iw = [lp], -1, -1
@@ -741,6 +743,20 @@ def mse_loss(a, b, reduction="mean"):
 
 
 # -- comparisons and argmax/argmin (no gradient) ---------------------------------------------
+def da_kind(t):
+    return t._data.dtype.kind
+
+
+def is_int(v, t):
+    """Whether number v is exactly representable in tensor t's kind (bool: a bool)."""
+    if isinstance(v, (bool, np.bool_)):
+        return True
+    if not (isinstance(v, (int, np.integer)) and da_kind(t) == "i"):
+        return False
+    info = np.iinfo(t._data.dtype)
+    return info.min <= v <= info.max
+
+
 def compare(name, a, b):
     """a <op> b: comparisons (bool results) and, for "and"/"or"/"xor", the bitwise ops of
     bool and integer tensors (results of the operands' promoted dtype, as NumPy)."""
@@ -757,6 +773,10 @@ def compare(name, a, b):
                 raise RuntimeError(f"\"bitwise_{name}_cuda\" not implemented for '{t.dtype.name}'")
         if a._data.dtype == np.bool_ and not isinstance(b, (bool, np.bool_, Tensor)):
             a = cast(a, _dtype.int64)  # bool with an integer: integer (as NumPy)
+    if not bitwise and not isinstance(b, Tensor) and da_kind(a) != "f" and not is_int(b, a):
+        # a float scalar with an integer or bool tensor (or an integer with a bool one)
+        # compares in the promoted dtype, as PyTorch: never round the scalar to the tensor's
+        a = cast(a, _dtype.int64 if isinstance(b, int) else _dtype.get_default_dtype())
     da = a._data
     if not isinstance(b, Tensor):
         out = rt.empty(da.shape, da.dtype if bitwise else np.bool_)

@@ -10,7 +10,7 @@ the host, so nothing is copied back from the device.
 from numba import cuda
 
 from ...optim import _kernels as _ok
-from .runtime import grid
+from .launch import FLOAT, declare, launch
 
 K = None
 
@@ -23,6 +23,11 @@ def build():
     adam_at = cuda.jit(device=True)(_ok.adam_at.py_func)
     rms_at = cuda.jit(device=True)(_ok.rms_at.py_func)
 
+    @declare(
+        "optim.sgd",
+        "p:T[] g:T[] buf:T[] lr:f8 momentum:f8 dampening:f8 wd:f8 nesterov:b1 maximize:b1 fresh:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def sgd(p, g, buf, lr, momentum, dampening, wd, nesterov, maximize, fresh):
         j = cuda.grid(1)
@@ -30,6 +35,12 @@ def build():
             sgd_at(p, g, buf, j, lr, momentum, dampening, wd, nesterov, maximize, fresh)
             j += cuda.gridsize(1)
 
+    @declare(
+        "optim.adam",
+        "p:T[] g:T[] m:T[] v:T[] vmax:T[] lr:f8 b1:f8 b2:f8 eps:f8 wd:f8 amsgrad:b1 "
+        "maximize:b1 decoupled:b1 s0:f8 s1:f8 s2:f8",
+        T=FLOAT,
+    )
     @cuda.jit
     def adam(p, g, m, v, vmax, lr, b1, b2, eps, wd, amsgrad, maximize, decoupled, s0, s1, s2):
         j = cuda.grid(1)
@@ -38,6 +49,12 @@ def build():
             adam_at(p, g, m, v, vmax, j, lr, b1, b2, eps, wd, amsgrad, maximize, decoupled, sc)
             j += cuda.gridsize(1)
 
+    @declare(
+        "optim.rmsprop",
+        "p:T[] g:T[] sq:T[] gavg:T[] buf:T[] lr:f8 alpha:f8 eps:f8 wd:f8 momentum:f8 "
+        "centered:b1 maximize:b1",
+        T=FLOAT,
+    )
     @cuda.jit
     def rmsprop(p, g, sq, gavg, buf, lr, alpha, eps, wd, momentum, centered, maximize):
         j = cuda.grid(1)
@@ -61,18 +78,17 @@ def step(kind, p, bufs, step_t, h):
     if not n:
         return
     arrs = [p._data.flat] + [t._data.flat for t in bufs]
-    b, tpb = grid(n)
     kern = build()[kind]
     if kind == "sgd":
         lr, mom, damp, wd, nest, maxi, fresh = h
-        kern[b, tpb](*arrs, lr, mom, damp, wd, nest != 0, maxi != 0, fresh != 0)
+        launch(kern, n, *arrs, lr, mom, damp, wd, nest != 0, maxi != 0, fresh != 0)
         return
     step_t._data[...] += 1  # the host step count (float32, as torch)
     t = float(step_t._data)
     if kind == "adam":
         lr, b1, b2, eps, wd, ams, maxi, dec = h
         s = _ok.adam_scalars(t, lr, b1, b2)
-        kern[b, tpb](*arrs, lr, b1, b2, eps, wd, ams != 0, maxi != 0, dec != 0, *s)
+        launch(kern, n, *arrs, lr, b1, b2, eps, wd, ams != 0, maxi != 0, dec != 0, *s)
     else:
         lr, alpha, eps, wd, mom, centered, maxi = h
-        kern[b, tpb](*arrs, lr, alpha, eps, wd, mom, centered != 0, maxi != 0)
+        launch(kern, n, *arrs, lr, alpha, eps, wd, mom, centered != 0, maxi != 0)

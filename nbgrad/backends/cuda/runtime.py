@@ -46,6 +46,7 @@ class Launch:
     tpb = 256
     max_blocks = 4096
     tile = 16
+    max_grid_yz = 65535  # grid y and z of every GPU; tests lower it to exercise the loops
     configured = False
 
 
@@ -55,11 +56,6 @@ def configure():
             Launch.tpb, Launch.max_blocks, Launch.tile = 16, 4, 4
         Launch.configured = True
     return Launch
-
-
-def grid(n):
-    L = configure()
-    return max(1, min((n + L.tpb - 1) // L.tpb, L.max_blocks)), L.tpb
 
 
 def ptr(dev):

@@ -24,6 +24,7 @@ from ..cpu.engine import ALIGN
 from ..cpu.memory import address
 from ..cpu.rowio import BCAST, settle
 from . import runtime as rt
+from .launch import launch
 from .ops import TO_CPU, TO_CUDA, VJP
 from .record import CUDA_DT
 
@@ -208,8 +209,7 @@ def _seed(G, s, g):
         from .kernels import build
 
         src = g.flat if isinstance(g, rt.CudaArray) else rt.cuda().to_device(np.asarray(g))
-        b, t = rt.grid(buf.size)
-        build().store[b, t](buf, src, acc)
+        launch(build().store, buf.size, buf, src, acc)
     else:
         g = g.host() if isinstance(g, rt.CudaArray) else g
         if acc:
@@ -226,8 +226,7 @@ def _copy(G, s):
         out = rt.empty(shape, G.buf[s].dtype)
         from .kernels import build
 
-        b, t = rt.grid(out.size)
-        build().store[b, t](out.flat, G.buf[s], 0)
+        launch(build().store, out.size, out.flat, G.buf[s], False)
         return out
     return np.array(G.buf[s]).reshape(shape)
 
@@ -290,8 +289,7 @@ def run_custom(G, k):
             grads.append(as_tensor(_copy(G, s)))
         elif ctx.materialize_grads:
             z = rt.empty(G.shape(s), np.float32 if T.S[s, 3] == 0 else np.float64)
-            b, t = rt.grid(z.size)
-            K.fill[b, t](z.flat, z.dtype.type(0))
+            launch(K.fill, z.size, z.flat, 0)
             grads.append(as_tensor(z))
         else:
             grads.append(None)
@@ -315,12 +313,10 @@ def run_custom(G, k):
         src = g._data.flat
         if src.dtype != gx.dtype:  # another float dtype (store casts)
             c = rt.cuda().device_array(src.size, gx.dtype)
-            b, t = rt.grid(c.size)
-            K.store[b, t](c, src, 0)
+            launch(K.store, c.size, c, src, False)
             src = c
         if g._data.shape == shape:
-            b, t = rt.grid(gx.size)
-            K.store[b, t](gx, src, acc)
+            launch(K.store, gx.size, gx, src, acc)
         else:
             sum_to(src, g._data.shape, shape, gx, acc)
 
@@ -339,5 +335,4 @@ def accumulate_grad(t, buf):
     from .kernels import build
 
     dst = t._grad._data
-    b, th = rt.grid(dst.size)
-    build().store[b, th](dst.flat, buf.flat, 1)
+    launch(build().store, dst.size, dst.flat, buf.flat, True)
