@@ -7,6 +7,10 @@ in `backends/cuda/scalar.py`. Per unary rule: `fwd_<op>(x, o)` and
 (`_bc`), tensor-scalar (`_ts`) and scalar-tensor (`_st`) operands, and one VJP kernel per
 operand (`vjp_<op>_a`, `_b`, their `_bc` forms writing a full-size contribution that the
 caller reduces to the operand's shape, and `_ts`/`_st`). `acc` selects store or add.
+
+The module lives in the cache directory, named by the source hash, and its kernels are
+compiled with `cache=True`: numba-cuda keeps their machine code next to it, so a second
+process loads instead of recompiling, and any change to nbgrad starts a fresh cache.
 """
 
 from ... import _cache
@@ -37,7 +41,7 @@ def _kernel(name, params, body, pre="", dtypes="FLOAT", out="T[]"):
     return f"""
 
 @declare("ew.{name}", "{_spec(params, out)}", T={dtypes})
-@cuda.jit
+@cuda.jit(cache=True)
 def {name}({params}):
     i = cuda.grid(1)
     while i < {pre or "o"}.size:

@@ -22,6 +22,7 @@ few kernels with a 2-d/3-d grid keep every dimension within the device's limits.
 """
 
 import itertools
+import os
 import re
 
 import numpy as np
@@ -154,7 +155,86 @@ def launch_grid(kernel, blocks, threads, *args):
     args, binding = d.coerce(args)
     if rt.simulated():
         d.check(args, binding)
-    kernel[blocks, threads](*args)
+        kernel[blocks, threads](*args)
+        return
+    key = (id(kernel), *binding.values())
+    fast = _FAST.get(key)
+    if fast is None:
+        kernel[blocks, threads](*args)  # compiles on first use
+        _FAST[key] = _fast_entry(kernel, d, args) if FAST_LAUNCH else False
+    elif fast is False:
+        kernel[blocks, threads](*args)
+    else:
+        fast(blocks, threads, args)
+
+
+# -- the direct launch ---------------------------------------------------------------------
+# numba-cuda's launch path costs tens of microseconds per call in Python: it types the
+# arguments again, looks the overload up, and wraps each array in a fresh view object.
+# A declared kernel's overload is fixed by its dtype binding, and every array it takes is
+# 1-d and C-contiguous, so after the first (ordinary) launch the compiled kernel is kept
+# and later launches pack its arguments directly, as numba-cuda itself packs them (for an
+# array: meminfo, parent, size, itemsize, data pointer, shape, strides). Any numba-cuda
+# whose internals differ keeps the ordinary path; NBGRAD_CUDA_FAST_LAUNCH=0 forces it.
+FAST_LAUNCH = os.environ.get("NBGRAD_CUDA_FAST_LAUNCH", "1") != "0"
+_FAST = {}  # (id(kernel), dtypes of its variables) -> launcher, or False: the ordinary path
+_CONFIGS = {}
+
+
+def _fast_entry(kernel, d, args):
+    """A launcher for kernel's overload at these argument types, or False."""
+    try:
+        import ctypes
+
+        from cuda.core import LaunchConfig
+        from cuda.core import launch as core_launch
+        from numba.cuda import typing
+        from numba.cuda._compat import CUDA_CORE_GE_1_0
+        from numba.cuda.cudadrv import driver
+        from numba.cuda.dispatcher import normalize_kernel_dimensions
+
+        argtypes = tuple(typing.typeof.typeof(a, typing.typeof.Purpose.argument) for a in args)
+        compiled = kernel.overloads[argtypes]
+        if compiled.debug or getattr(kernel, "specialized", False):
+            return False
+        fn = compiled._codelibrary.get_cufunc().kernel
+        stream = driver._to_core_stream(0)
+        coop = "is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch"
+    except Exception:  # another numba-cuda: keep its own launch path
+        return False
+    scalar = []  # per argument: None (an array), False (passed as is) or its ctypes type
+    for p, t in zip(d.params, argtypes):
+        if p.array:
+            scalar.append(None)
+        elif t.name == "float64":
+            scalar.append(ctypes.c_double)
+        elif t.name == "float32":
+            scalar.append(ctypes.c_float)
+        elif t.name == "bool":
+            scalar.append(False)  # passed as is, as numba-cuda does
+        else:
+            scalar.append(getattr(ctypes, f"c_{t.name}"))
+
+    def fast(blocks, threads, args):
+        cfg = _CONFIGS.get((blocks, threads))
+        if cfg is None:
+            g, b = normalize_kernel_dimensions(blocks, threads)
+            cfg = _CONFIGS[(blocks, threads)] = LaunchConfig(
+                grid=g, block=b, shmem_size=0, **{coop: False}
+            )
+        ka = []
+        for a, c in zip(args, scalar):
+            if c is None:
+                n = a.size
+                item = a.dtype.itemsize
+                ka += (0, 0, n, item, a.device_ctypes_pointer.value or 0, n, item)
+            elif c is False:
+                ka.append(a)
+            else:
+                ka.append(c(a))
+        core_launch(stream, cfg, fn, *ka)
+
+    return fast
 
 
 def launch(kernel, n, *args):

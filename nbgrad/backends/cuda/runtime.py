@@ -22,8 +22,21 @@ def cuda():
     if _cuda is None:
         from numba import cuda as c
 
+        _quiet_occupancy()
         _cuda = c
     return _cuda
+
+
+def _quiet_occupancy():
+    """Small tensors get small grids on purpose: numba's per-launch warning that a grid under
+    128 blocks under-uses the GPU would fire on most of nbgrad's launches."""
+    import importlib
+
+    for name in ("numba.cuda.core.config", "numba.core.config"):
+        try:
+            importlib.import_module(name).CUDA_LOW_OCCUPANCY_WARNINGS = 0
+        except ImportError:
+            pass
 
 
 def simulated():
@@ -84,7 +97,7 @@ def not_on_cuda(op):
 
 
 class CudaArray:
-    __slots__ = ("dev", "shape", "dtype", "size", "ndim")
+    __slots__ = ("dev", "shape", "dtype", "size", "ndim", "_flat", "_addr")
 
     def __init__(self, dev, shape=None):
         shape = tuple(dev.shape) if shape is None else tuple(shape)
@@ -99,6 +112,7 @@ class CudaArray:
         self.dtype = np.dtype(dev.dtype)
         self.size = n
         self.ndim = len(shape)
+        self._flat = self._addr = None
 
     @property
     def itemsize(self):
@@ -106,9 +120,13 @@ class CudaArray:
 
     @property
     def flat(self):
-        """The device array as 1-d (kernels work on flat buffers)."""
-        d = self.dev
-        return d if d.ndim == 1 else d.reshape(self.size)
+        """The device array as 1-d (kernels work on flat buffers). Made once: numba-cuda
+        prepares each device array object for launches once, on its first launch."""
+        f = self._flat
+        if f is None:
+            d = self.dev
+            f = self._flat = d if d.ndim == 1 else d.reshape(self.size)
+        return f
 
     def reshape(self, shape):
         """A view with another shape (shares the buffer)."""
@@ -127,7 +145,10 @@ class CudaArray:
 
     @property
     def address(self):
-        return ptr(self.dev)
+        a = self._addr
+        if a is None:
+            a = self._addr = ptr(self.dev)
+        return a
 
     def __array__(self, dtype=None, copy=None):
         raise not_on_cuda(_caller())
