@@ -47,15 +47,7 @@ def _all_kernels():
         "ew": vars(codegen.build()),
         "optim": optim.build(),
     }
-    declared = {id(k) for k, _ in launch.REGISTRY.values()}
-    undeclared = []
-    for fam, ns in families.items():
-        for name, obj in ns.items():
-            if type(obj).__name__ != "CUDADispatcher" or obj.targetoptions.get("device"):
-                continue
-            if id(obj) not in declared:
-                undeclared.append(f"{fam}.{name}")
-    return launch.REGISTRY, sorted(undeclared)
+    return launch.REGISTRY, launch.undeclared(families)
 
 
 def _numba_sig(sig):

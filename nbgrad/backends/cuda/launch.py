@@ -141,6 +141,25 @@ def declare(name, spec, **variables):
     return reg
 
 
+def undeclared(families):
+    """Names of the kernels (not device functions) in {family: namespace} that were never
+    declared: on a GPU they are numba-cuda dispatchers, on the simulator its fakes."""
+    declared = {id(k) for k, _ in REGISTRY.values()}
+    out = []
+    for fam, ns in families.items():
+        for name, obj in ns.items():
+            kind = type(obj).__name__
+            if kind == "CUDADispatcher":
+                device = obj.targetoptions.get("device")
+            elif kind == "FakeCUDAKernel":
+                device = obj._device
+            else:
+                continue
+            if not device and id(obj) not in declared:
+                out.append(f"{fam}.{name}")
+    return sorted(out)
+
+
 def grid(n):
     """(blocks, threads) of a one-dimensional grid-stride launch over n elements."""
     L = rt.configure()
