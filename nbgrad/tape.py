@@ -73,8 +73,9 @@ def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
 
 # The tape descriptor: an int64 array holding the tape arrays' addresses and sizes and the
 # counters (rows, payload ints, float attrs used, bytes of saving rows' outputs since the
-# last collection, that count's limit, and rows ever recorded). Compiled code that appends rows takes its
-# address, one integer, instead of five arrays (Numba unboxes each array argument).
+# last collection, that count's limit, and rows ever recorded). Compiled code that appends
+# rows takes its address, one integer, instead of five arrays (Numba unboxes each array
+# argument).
 D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS, D_BYTES, D_BLIM, D_SEQ = range(14)
 D_LEN = 14
 # A graph dropped without backward() (an evaluation pass outside no_grad) keeps its saved

@@ -27,9 +27,9 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
+from . import versions
 from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
-from . import versions
 from .grad_mode import set_grad_enabled
 
 _loaded = []

@@ -19,8 +19,20 @@ import weakref
 
 import numpy as np
 
-from ..tape import D_SEQ, R_CODE, R_IPOS, R_NIN, R_NOUT, R_SAVED, R_SEQ, S_ADDR, S_PROD, S_RG
-from ..tape import SAVES_LIVE, TAPE
+from ..tape import (
+    D_SEQ,
+    R_CODE,
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    R_SAVED,
+    R_SEQ,
+    S_ADDR,
+    S_PROD,
+    S_RG,
+    SAVES_LIVE,
+    TAPE,
+)
 
 # id(storage) -> _Counter. Weak: an entry goes with its storage (and its id with it).
 _COUNTERS = {}

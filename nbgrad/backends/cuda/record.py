@@ -97,7 +97,20 @@ def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
     saves = SAVES_NONE if saved is None else SAVES_LIVE
     T = TAPE
     _record(
-        T.R, T.I, T.F, T.S, k, T.ipos, T.fpos, code, CUDA_DT + dt, 1, len(ins), payload, fa, saves,
+        T.R,
+        T.I,
+        T.F,
+        T.S,
+        k,
+        T.ipos,
+        T.fpos,
+        code,
+        CUDA_DT + dt,
+        1,
+        len(ins),
+        payload,
+        fa,
+        saves,
         T.desc,
     )
     if isinstance(out, np.ndarray):  # .cpu(): a host output
