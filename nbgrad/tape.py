@@ -3,7 +3,7 @@
 Layout (all int64 unless noted):
 
     rows  R[k]   code, dtype code, n_out, n_in, payload position/length in I,
-                 float-attr position in F, freed flag
+                 float-attr position in F, freed flag, recording stamp
     I            per-row payload: out slots, in slots, then the op's int attrs
     F (float64)  per-row float attrs (scalar operands, scale factors)
     slots S[s]   address, numel, ndim, dtype code, requires-grad, producer row, shape

@@ -228,3 +228,11 @@ def test_tensors_with_cloudpickle(tmp_path):
         """,
     )
     assert out.split() == ["True", "True"]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU and no simulator")
+def test_cuda_tensor_pickles_to_cuda_leaf():
+    x = torch.tensor([1.0, 2.0], device="cuda", requires_grad=True)
+    y = pickle.loads(pickle.dumps(x * 2))
+    assert y.is_cuda and y.is_leaf and y.requires_grad
+    assert y.detach().cpu().tolist() == [2.0, 4.0]

@@ -326,3 +326,35 @@ def test_grad_assignment_messages_match_torch():
                 t.grad = make(lib)
             msgs.append(str(e.value))
         assert msgs[0] == msgs[1]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU and no simulator")
+def test_cuda_write_on_saved_value_raises():
+    x = torch.tensor([1.0, 2.0, 3.0], device="cuda", requires_grad=True)
+    y = x.exp()
+    y.detach().fill_(0)
+    with modified("[nbgrad.cuda.FloatTensor [3]], which is output 0 of Exp,"):
+        y.sum().backward()
+    w = torch.tensor([1.0, 2.0, 3.0], device="cuda", requires_grad=True)
+    v = w.sin()
+    v.sum().backward()  # no write: fine
+    np.testing.assert_allclose(w.grad.cpu().numpy(), np.cos([1.0, 2.0, 3.0]), rtol=1e-6)
+
+
+def test_compiled_replay_checks_grad_shape():
+    def f(w):
+        loss = (w.sin() * 2).sum()
+        loss.backward()
+        return loss
+
+    cf = torch.compile(f, fallback="raise")
+    w = torch.ones(3, requires_grad=True)
+    cf(w)
+    cf(w)  # replayed: w.grad accumulated in place
+    w.data = torch.ones(5)
+    w5 = torch.ones(5, requires_grad=True)
+    cf(w5)
+    cf(w5)  # a program for shape (5,)
+    with pytest.raises(RuntimeError, match="^" + re.escape(SIZE.format(3, 5)) + "$"):
+        cf(w)  # w's .grad still has 3 elements: never written through as 5
+    np.testing.assert_allclose(w.grad.numpy(), 4 * np.cos(np.ones(3)), rtol=1e-6)

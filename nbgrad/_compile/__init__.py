@@ -104,7 +104,16 @@ class _Replay:
                 continue
             g = t._grad
             d = t._data
-            if g is not None and g._data.flags.writeable and g._data.base is None:
+            if g is not None and g._data.shape != d.shape:  # `.data` replaced since
+                from ..autograd.engine import _size_error
+
+                raise _size_error(g._data.shape, d.shape)
+            if (
+                g is not None
+                and g._data.flags.writeable
+                and g._data.base is None
+                and g._data.dtype == d.dtype
+            ):
                 G.append(g._data)
                 flags.append(1)
             else:

@@ -60,7 +60,11 @@ def _forget(key):
 
 
 def _counter(a, create):
-    r = storage(a) if type(a) is np.ndarray else getattr(a, "dev", a)  # CudaArray: its buffer
+    if type(a) is np.ndarray:
+        r = storage(a)
+    else:  # a CudaArray: its device buffer (shared by reshapes)
+        r = a.dev
+        r = getattr(r, "gpu_data", None) or r
     key = id(r)
     c = _COUNTERS.get(key)
     if c is not None and c.ref() is r:
@@ -133,7 +137,7 @@ def data_alias(a):
 
 def _saved_arrays(sv):
     if isinstance(sv, tuple):
-        return [a for a in sv if type(a) is np.ndarray or hasattr(a, "__cuda_array_interface__")]
+        return [a for a in sv if type(a) is np.ndarray or type(a).__name__ == "CudaArray"]
     ts = getattr(sv, "saved_arrays", None)  # a custom Function's ctx
     return ts() if ts is not None else []
 
@@ -189,10 +193,13 @@ def _message(k, a, now, expected):
 
     T = TAPE
     dt = _FROM_NP.get(np.dtype(a.dtype))
-    what = f"[nbgrad.{scalar_name(dt) if dt else ''}Tensor {list(a.shape)}]"
+    cuda = type(a) is not np.ndarray
+    what = (
+        f"[nbgrad.{'cuda.' if cuda else ''}{scalar_name(dt) if dt else ''}Tensor {list(a.shape)}]"
+    )
     # the value's producer, found by address among the row's slots
     p, no, ni = (int(v) for v in T.R[k, [R_IPOS, R_NOUT, R_NIN]])
-    addr = a.__array_interface__["data"][0] if type(a) is np.ndarray else 0
+    addr = a.address if cuda else a.__array_interface__["data"][0]
     for s in T.I[p : p + no + ni].tolist():
         prod = int(T.S[s, S_PROD])
         if addr and T.S[s, S_ADDR] == addr and prod >= 0:
