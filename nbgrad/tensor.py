@@ -11,7 +11,7 @@ from . import _dtype
 from ._size import Size
 from .autograd import versions as _ver
 from .autograd.grad_mode import STATE
-from .tape import S_PROD, TAPE
+from .tape import S_ADDR, S_PROD, TAPE
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
@@ -410,16 +410,34 @@ class Tensor:
             _ver.bump(self._data)
         return self
 
+    def _overwritten(self):
+        """Before overwriting all of a tensor that is in a graph with a constant: record
+        that the new value passes no gradient to the old one (PyTorch's FillBackward), and
+        return the row's output to hand to `_rebase` once the buffer is written."""
+        if not (self._rg and STATE.enabled and not self._leaf):
+            return None
+        from .ops.select import where
+
+        return where(Tensor._make(np.zeros(self._data.shape, np.bool_), -1, False), self, 0.0)
+
+    def _rebase(self, r):
+        """Make this tensor (its buffer written in place) the output `r` of `_overwritten`'s
+        row: later rows read this buffer, and no gradient reaches the old history."""
+        s = r._slot
+        TAPE.S[s, S_ADDR] = self._data.__array_interface__["data"][0]  # same shape and dtype
+        TAPE.release(self._slot)
+        self._slot, r._slot = s, -1
+
     def zero_(self):
-        self._check_inplace()
-        self._data.fill(0)
-        _ver.bump(self._data)
-        return self
+        return self.fill_(0)
 
     def fill_(self, value):
         self._check_inplace()
+        r = self._overwritten()
         self._data.fill(value.item() if isinstance(value, Tensor) else value)
         _ver.bump(self._data)
+        if r is not None:
+            self._rebase(r)
         return self
 
     def copy_(self, src):
@@ -427,8 +445,11 @@ class Tensor:
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
             return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
+        r = self._overwritten()
         np.copyto(self._data, np.broadcast_to(src_t._data, self._data.shape), casting="unsafe")
         _ver.bump(self._data)
+        if r is not None:
+            self._rebase(r)
         return self
 
     def _inplace(self, name, other):

@@ -358,3 +358,21 @@ def test_compiled_replay_checks_grad_shape():
     with pytest.raises(RuntimeError, match="^" + re.escape(SIZE.format(3, 5)) + "$"):
         cf(w)  # w's .grad still has 3 elements: never written through as 5
     np.testing.assert_allclose(w.grad.numpy(), 4 * np.cos(np.ones(3)), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "write", ["y.fill_(3.0)", "y.zero_()", "y.copy_(lib.tensor([7.0, 8.0, 9.0]))"]
+)
+def test_overwriting_a_graph_tensor_cuts_its_history(write):
+    """PyTorch records the write: no gradient reaches what produced the old value, and
+    later ops see the new one."""
+    real = pytest.importorskip("torch")
+    res = []
+    for lib in (torch, real):
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = x * 2
+        exec(write, {"y": y, "lib": lib})
+        z = (y * x).sum()  # reads the written y
+        z.backward()
+        res.append((y.requires_grad, y.is_leaf, y.tolist(), x.grad.tolist()))
+    assert res[0] == res[1]
