@@ -3,7 +3,7 @@
 Layout (all int64 unless noted):
 
     rows  R[k]   code, dtype code, n_out, n_in, payload position/length in I,
-                 float-attr position in F, freed flag
+                 float-attr position in F, freed flag, recording stamp
     I            per-row payload: out slots, in slots, then the op's int attrs
     F (float64)  per-row float attrs (scalar operands, scale factors)
     slots S[s]   address, numel, ndim, dtype code, requires-grad, producer row, shape
@@ -27,11 +27,14 @@ from .backends.cpu.extern import export
 from .backends.cpu.memory import _voidptr, address
 
 # row columns
-R_CODE, R_DT, R_NOUT, R_NIN, R_IPOS, R_ILEN, R_FPOS, R_FLEN, R_SAVED = range(9)
+R_CODE, R_DT, R_NOUT, R_NIN, R_IPOS, R_ILEN, R_FPOS, R_FLEN, R_SAVED, R_SEQ = range(10)
 # R_SAVED: 0 the row saves nothing (it can run again after backward, as in PyTorch),
 # 1 it holds saved values, 2 they were freed by a backward without retain_graph
 SAVES_NONE, SAVES_LIVE, SAVES_FREED = 0, 1, 2
-RW = 9
+# R_SEQ: how many rows had ever been recorded before this one (never reused, unlike row
+# numbers): an in-place write stamped with a later count happened after the row saved its
+# values (`autograd/versions.py`)
+RW = 10
 # slot columns
 S_ADDR, S_NUMEL, S_NDIM, S_DT, S_RG, S_PROD, S_SHAPE = range(7)
 MAXD = 10
@@ -70,10 +73,11 @@ def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
 
 # The tape descriptor: an int64 array holding the tape arrays' addresses and sizes and the
 # counters (rows, payload ints, float attrs used, bytes of saving rows' outputs since the
-# last collection, and that count's limit). Compiled code that appends rows takes its
-# address, one integer, instead of five arrays (Numba unboxes each array argument).
-D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS, D_BYTES, D_BLIM = range(13)
-D_LEN = 13
+# last collection, that count's limit, and rows ever recorded). Compiled code that appends
+# rows takes its address, one integer, instead of five arrays (Numba unboxes each array
+# argument).
+D_R, D_NR, D_I, D_NI, D_F, D_NF, D_S, D_NS, D_N, D_IPOS, D_FPOS, D_BYTES, D_BLIM, D_SEQ = range(14)
+D_LEN = 14
 # A graph dropped without backward() (an evaluation pass outside no_grad) keeps its saved
 # values until a collection. Rows alone would trigger one only every few thousand rows, so
 # recording also counts the output bytes of rows that save values and collects once they
@@ -116,6 +120,8 @@ def _append_small(d_addr, code, dt, out, addr, numel, ndim, nbytes, nin, in0, in
     if nf:
         F[fpos] = f0
     _slot_header(S, out, addr, numel, ndim, dt, 1, k)
+    R[k, R_SEQ] = d[D_SEQ]
+    d[D_SEQ] += 1
     d[D_N] = k + 1
     d[D_IPOS] = ipos + 1 + nin
     d[D_FPOS] = fpos + nf
@@ -140,6 +146,8 @@ def _append(d_addr, code, dt, nout, nin, p_addr, np_, f_addr, nf, addr, numel, n
     I[ipos : ipos + np_] = payload
     F[fpos : fpos + nf] = carray(_voidptr(f_addr), nf, np.float64)
     _slot_header(S, payload[0], addr, numel, ndim, dt, 1, k)
+    R[k, R_SEQ] = d[D_SEQ]
+    d[D_SEQ] += 1
     d[D_N] = k + 1
     d[D_IPOS] = ipos + np_
     d[D_FPOS] = fpos + nf

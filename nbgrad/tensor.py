@@ -9,16 +9,22 @@ import numpy as np
 
 from . import _dtype
 from ._size import Size
+from .autograd import versions as _ver
 from .autograd.grad_mode import STATE
-from .tape import S_PROD, TAPE
+from .tape import S_ADDR, S_PROD, TAPE
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
 _DT_BY_CHAR["q"] = _dtype.int64
 
 
+# C type names PyTorch's messages use for dtypes
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "bool": "bool"}  # fmt: skip
+
+
 class Tensor:
-    # _aux: None, or [grad, retains_grad, version] once any of those is set (keeps the
+    # _aux: None, or [grad, retains_grad, unused] once any of those is set (keeps the
     # hot constructor to four stores)
     __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
@@ -59,12 +65,13 @@ class Tensor:
 
     @property
     def _version(self):
-        a = self._aux
-        return 0 if a is None else a[2]
+        """The version counter of this tensor's storage (shared by its views and
+        `detach()`): the count of in-place writes to it (`autograd/versions.py`)."""
+        return _ver.version(self._data)
 
     @_version.setter
-    def _version(self, value):
-        self._aux_list()[2] = value
+    def _version(self, value):  # `t._version += 1`: one in-place write
+        _ver.bump(self._data)
 
     @property
     def _leaf(self):
@@ -187,9 +194,22 @@ class Tensor:
                     f"{type(value).__name__}"
                 )
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                from ._dtype import scalar_name
+
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_NAMES[value.dtype.name]}' "
+                    f"to a tensor with grad_dtype '{scalar_name(self.dtype)}'. The gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set "
+                    "the tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
+                )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
         self._grad = value
 
     @grad.deleter
@@ -282,7 +302,9 @@ class Tensor:
 
     @property
     def data(self):
-        return Tensor._make(self._data, -1, False)
+        # the same memory under a version counter of its own, as in PyTorch: writes through
+        # `.data` are not seen by the version check
+        return Tensor._make(_ver.data_alias(self._data), -1, False)
 
     @data.setter
     def data(self, value):
@@ -294,7 +316,13 @@ class Tensor:
             TAPE.release(self._slot)
             self._slot = -1
         self._data = value._data
-        self._version += 1
+
+    def __reduce_ex__(self, proto):
+        # as PyTorch: the value and requires_grad, as a leaf (never a tape slot, which
+        # means nothing in another process) and without .grad
+        d = self._data
+        cuda = type(d) is not np.ndarray
+        return (_rebuild, (type(self), d.host() if cuda else d, self._rg, cuda))
 
     def __deepcopy__(self, memo):
         if not self._leaf:
@@ -361,6 +389,7 @@ class Tensor:
             # the graph saw the old value; this object now names the new one (the old
             # value stays on the tape intact, so its VJPs remain correct)
             old = self._slot
+            _ver.set_version(result._data, _ver.version(self._data) + 1)
             self._data, self._slot, self._rg = result._data, result._slot, True
             result._slot = -1
             if old >= 0:
@@ -378,19 +407,37 @@ class Tensor:
                     f"{self.dtype.name.capitalize()}"
                 )
             np.copyto(self._data, result._data, casting="same_kind")
-            self._version += 1
+            _ver.bump(self._data)
         return self
 
+    def _overwritten(self):
+        """Before overwriting all of a tensor that is in a graph with a constant: record
+        that the new value passes no gradient to the old one (PyTorch's FillBackward), and
+        return the row's output to hand to `_rebase` once the buffer is written."""
+        if not (self._rg and STATE.enabled and not self._leaf):
+            return None
+        from .ops.select import where
+
+        return where(Tensor._make(np.zeros(self._data.shape, np.bool_), -1, False), self, 0.0)
+
+    def _rebase(self, r):
+        """Make this tensor (its buffer written in place) the output `r` of `_overwritten`'s
+        row: later rows read this buffer, and no gradient reaches the old history."""
+        s = r._slot
+        TAPE.S[s, S_ADDR] = self._data.__array_interface__["data"][0]  # same shape and dtype
+        TAPE.release(self._slot)
+        self._slot, r._slot = s, -1
+
     def zero_(self):
-        self._check_inplace()
-        self._data.fill(0)
-        self._version += 1
-        return self
+        return self.fill_(0)
 
     def fill_(self, value):
         self._check_inplace()
+        r = self._overwritten()
         self._data.fill(value.item() if isinstance(value, Tensor) else value)
-        self._version += 1
+        _ver.bump(self._data)
+        if r is not None:
+            self._rebase(r)
         return self
 
     def copy_(self, src):
@@ -398,8 +445,11 @@ class Tensor:
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
             return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
+        r = self._overwritten()
         np.copyto(self._data, np.broadcast_to(src_t._data, self._data.shape), casting="unsafe")
-        self._version += 1
+        _ver.bump(self._data)
+        if r is not None:
+            self._rebase(r)
         return self
 
     def _inplace(self, name, other):
@@ -860,6 +910,19 @@ class Tensor:
         x = self if self._data.shape == m.shape else _views.expand(self, m.shape)
         pos = np.flatnonzero(m)
         return take(x, pos, (pos.size,), "MaskedSelectBackward0")
+
+
+def _rebuild(cls, data, requires_grad, cuda=False):
+    """Unpickle a tensor (see `Tensor.__reduce_ex__`): a leaf, on the device it left."""
+    if cuda:
+        from .backends.cuda.tensor import CudaTensor, from_host
+
+        t = from_host(data)
+    else:
+        t, CudaTensor = Tensor._make(data, -1, False), Tensor
+    if cls is Tensor or cls is CudaTensor:
+        return t.requires_grad_(requires_grad)
+    return cls(t, requires_grad)  # nn.Parameter (or a subclass): (data, requires_grad)
 
 
 def _wrap_dim(dim, ndim):

@@ -536,12 +536,6 @@ def test_inplace_ops_match_torch():
         assert res[0] == res[1], op
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG (known gap, docs/design.md): no version counters: a saved tensor modified in "
-    "place through an alias (detach/.data/numpy) silently gives wrong gradients; PyTorch "
-    "raises",
-)
 def test_modified_saved_tensor_is_detected():
     x = leaf([1.0, 2.0, 3.0])
     y = x * x  # saves x

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _cache
+from ..autograd import versions as _ver
 from ..tensor import Tensor
 
 # the kernels must be defined under the cache dir, however this package is imported
@@ -103,7 +104,16 @@ class _Replay:
                 continue
             g = t._grad
             d = t._data
-            if g is not None and g._data.flags.writeable and g._data.base is None:
+            if g is not None and g._data.shape != d.shape:  # `.data` replaced since
+                from ..autograd.engine import _size_error
+
+                raise _size_error(g._data.shape, d.shape)
+            if (
+                g is not None
+                and g._data.flags.writeable
+                and g._data.base is None
+                and g._data.dtype == d.dtype
+            ):
                 G.append(g._data)
                 flags.append(1)
             else:
@@ -113,6 +123,7 @@ class _Replay:
         flags = np.array(flags, np.int64) if flags else _NO_FLAGS
         TG = []
         post = self.post
+        fused = False  # the program takes the optimizer's step itself
         for e in self.extras:
             if e[0] == "target":  # checked here: the program indexes with them
                 _, i, C, ign = e
@@ -132,6 +143,7 @@ class _Replay:
                     t = np.zeros((len(leaf_t), 6))
                 else:
                     post = post[1:]
+                    fused = True
             else:  # "cond": a boolean argument
                 t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
@@ -141,6 +153,9 @@ class _Replay:
             e = rowfwd.ERRORS[0]
             rowfwd.ERRORS.clear()
             raise e
+        if fused:  # parameters written in place, as the optimizer's step does eagerly
+            for t in leaf_t:
+                _ver.bump(t._data)
         if res[-1] == -2:  # sin/cos of an argument beyond 2**20: eager picks libm there
             return _EAGER
         nv = len(self.values)
@@ -225,6 +240,16 @@ class Compiled:
         self.fallback = fallback
         self.programs = {}  # signature -> _Replay, or the reason it runs eagerly
         functools.update_wrapper(self, fn)
+
+    def __getstate__(self):
+        # machine code and addresses mean nothing in another process: a copy traces again
+        # on its first call (as after `compile(fn)`)
+        state = dict(self.__dict__)
+        state["programs"] = {}
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
 
     def __call__(self, *args, **kwargs):
         key, tensors = signature(args, kwargs)

@@ -21,7 +21,7 @@ _LAZY = {
 
 
 def __getattr__(name):
-    if name in ("functional", "forward_ad"):
+    if name in ("functional", "forward_ad", "graph"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

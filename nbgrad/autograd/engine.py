@@ -16,8 +16,9 @@ from ..backends.cpu.memory import address
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
-from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
+from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
 from ..tensor import Tensor
+from . import versions
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -109,6 +110,17 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
     if freed >= 0:
         T.gaddr[used] = 0
         raise RuntimeError(SECOND_BACKWARD)
+    try:
+        # before any kernel runs: saved values written in place since (one comparison when
+        # no write happened after the oldest row), leaves whose value changed shape
+        if rows.size and versions.LAST[0] > T.R[rows[-1], R_SEQ]:
+            versions.check(rows)
+        if not restrict:
+            _check_leaves(leaves)
+    except BaseException:
+        T.gaddr[used] = 0
+        T.arena = arena
+        raise
     if _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any():  # a graph with CUDA rows
         from ..backends.cuda import sweep
 
@@ -131,12 +143,26 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
                 T.gaddr[s] = 0
                 continue
             g = t._grad
-            if g is not None and g._data.flags.writeable and g._data.base is None:
-                T.gaddr[s] = address(g._data)
+            d = t._data
+            if t._slot != s:  # `.data` was replaced since: the gradient is of the recorded
+                shape, dt = _shape_dtype(s)  # value (its dtype may differ; checked above)
+                buf = result[s] = np.empty(shape, dt)
+                T.gaddr[s] = address(buf)
+                T.ginit[s] = 0
+                continue
+            gd = None if g is None else g._data
+            if (
+                gd is not None
+                and gd.flags.writeable
+                and gd.base is None
+                and gd.shape == d.shape
+                and gd.dtype == d.dtype
+            ):
+                T.gaddr[s] = address(gd)
                 T.ginit[s] = 1
                 result[s] = None  # accumulated in place
                 continue
-            buf = np.empty(t._data.shape, t._data.dtype)
+            buf = np.empty(d.shape, d.dtype)
             result[s] = buf
         T.gaddr[s] = address(buf)
         T.ginit[s] = 0
@@ -183,6 +209,47 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
             _free(freed_rows)
         T.arena = arena  # kept for the next pass (results were copied out of it)
     return result
+
+
+def _size_error(a, b):
+    """PyTorch's error for a gradient of shape `b` meeting a tensor (or .grad) of shape `a`."""
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            return RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {max(len(a), len(b)) - i}"
+            )
+    return RuntimeError(
+        f"Function AccumulateGrad returned an invalid gradient at index 0 - got {list(b)} but "
+        f"expected shape compatible with {list(a)}"
+    )
+
+
+def check_leaf(t, shape):
+    """A gradient of `shape` may reach leaf `t`: its value and its .grad have that shape."""
+    if t._data.shape != shape:
+        raise _size_error(t._data.shape, shape)
+    g = t._grad
+    if g is not None and g._data.shape != shape:
+        raise _size_error(g._data.shape, shape)
+
+
+def _check_leaves(leaves):
+    """Before a sweep: the watched leaves it reaches can take their gradients (a leaf's
+    `.data` or `.grad` may have been replaced by one of another shape since recording)."""
+    T = TAPE
+    for s in leaves.tolist():
+        ref = T.watch.get(s)
+        t = ref() if ref is not None else None
+        if t is None or not t._rg:
+            continue
+        g = t._grad
+        if t._slot != s:
+            check_leaf(t, _shape_dtype(s)[0])
+        elif g is not None and g._data.shape != t._data.shape:
+            raise _size_error(g._data.shape, t._data.shape)
 
 
 def _retained(result):
@@ -326,10 +393,12 @@ def backward(
         return
     res = _run(outputs, seeds, retain, None)
     for s, buf in res.items():
-        if buf is None:
-            continue
         t = TAPE.watch[s]()
-        if t is not None:
+        if t is None:
+            continue
+        if buf is None:  # accumulated into .grad in place by the sweep
+            versions.bump(t._grad._data)
+        else:
             _accumulate_grad(t, buf)
 
 
@@ -385,15 +454,19 @@ def _backward_graph(outputs, grads, retain, ins):
     seeds = _seed_tensors(outputs, grads, 0)
     wanted = {_slot(t) for t in ins} if ins is not None else None
     res = graph.run(outputs, seeds, wanted, True, retain, 0)
-    targets = ins if ins is not None else [r() for r in TAPE.watch.values()]
-    for t in targets:
-        if t is None or t._slot not in res or not t._rg:
+    if ins is not None:
+        targets = [(t._slot, t) for t in ins]
+    else:  # by recorded slot: a leaf whose `.data` was replaced since still gets its own
+        targets = [(s, r()) for s, r in TAPE.watch.items()]
+    for s, t in targets:
+        if t is None or s not in res or not t._rg:
             continue
-        if t._slot in TAPE.watch or ins is not None:
-            g = res[t._slot]
-            if tuple(g.shape) != tuple(t.shape):
-                g = g.reshape(t.shape)
-            t._grad = g if t._grad is None else t._grad + g
+        g = res[s]
+        shape = _shape_dtype(s)[0]
+        check_leaf(t, shape)
+        if tuple(g.shape) != shape:
+            g = g.reshape(shape)
+        t._grad = g if t._grad is None else t._grad + g
 
 
 def _as_tensor(buf):
@@ -412,7 +485,11 @@ def _accumulate_grad(t, buf):
     if t._grad is None:
         t._grad = Tensor._make(buf, -1, False)
     else:
-        t._grad._data += buf.reshape(t._grad._data.shape)
+        gd = t._grad._data
+        if gd.shape != buf.shape:
+            raise _size_error(gd.shape, buf.shape)
+        gd += buf  # (a .grad of another dtype: cast, as PyTorch's accumulation does)
+        versions.bump(gd)
 
 
 def grad(

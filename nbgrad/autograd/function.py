@@ -26,6 +26,7 @@ class FunctionCtx:
 
     def __init__(self):
         self.to_save = ()
+        self._arrays = ()
         self.needs_input_grad = ()
         self.non_differentiable = ()
         self.materialize_grads = True
@@ -41,6 +42,13 @@ class FunctionCtx:
                     f"{tensors.index(t)} is of type {type(t).__name__}"
                 )
         self.to_save = tensors
+        # the values as saved: an in-place op that rebinds a tensor (or `.data =`) must not
+        # change what backward reads, and a write into them is caught by the version check
+        self._arrays = tuple(t._data if t is not None else None for t in tensors)
+
+    def saved_arrays(self):
+        """The saved values' arrays (`versions.check` reads them)."""
+        return [a for a in self._arrays if a is not None] if self.to_save else []
 
     @property
     def saved_tensors(self):
@@ -50,7 +58,10 @@ class FunctionCtx:
             raise RuntimeError(SECOND_BACKWARD)
         if self.in_graph:  # backward under create_graph: saved tensors keep their graph
             return tuple(self.to_save)
-        return tuple(t.detach() if isinstance(t, Tensor) else t for t in self.to_save)
+        return tuple(
+            type(t)._make(a, -1, False) if t is not None else None
+            for t, a in zip(self.to_save, self._arrays)
+        )
 
     def mark_non_differentiable(self, *outputs):
         self.non_differentiable = outputs

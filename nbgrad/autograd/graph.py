@@ -27,6 +27,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
+from . import versions
 from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
@@ -131,6 +132,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     roots = [o._slot for o in outputs]
     cache = {}  # slot -> shape, shared by this sweep's Rows
     rows = _walk(roots, (), wanted, cache, True)
+    versions.check([k for k, _ in rows])
     seeds = [_on_device_of(g, o) for g, o in zip(seeds, outputs)]
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
@@ -270,4 +272,11 @@ def as_seed(g, out, nb):
     return g
 
 
-__all__ = ["needed_rows", "run"]
+def increment_version(tensor):
+    """Bump the version counter of `tensor`'s storage, as an in-place write would
+    (PyTorch's `torch.autograd.graph.increment_version`)."""
+    for t in tensor if isinstance(tensor, (list, tuple)) else (tensor,):
+        versions.bump(t._data)
+
+
+__all__ = ["increment_version", "needed_rows", "run"]

@@ -53,11 +53,6 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
-    def __reduce_ex__(self, proto):
-        raise TypeError(
-            "nbgrad does not pickle tensors; use nbgrad.save / nbgrad.load (a safe .npz format)"
-        )
-
     def __deepcopy__(self, memo):
         p = Parameter(Tensor._make(self._data.copy(), -1, False), self._rg)
         memo[id(self)] = p

@@ -5,6 +5,7 @@ import copy
 
 import numpy as np
 
+from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..backends.cpu.memory import address
 from ..tensor import Tensor
@@ -107,6 +108,7 @@ class Optimizer:
                     g.zero_()
                 else:
                     g._data.fill(0)
+                    _ver.bump(g._data)
 
     # -- the step ----------------------------------------------------------------------
     def step(self, closure=None):
@@ -114,7 +116,7 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        addrs, ns, dts, hyps = [], [], [], []
+        addrs, ns, dts, hyps, stepped = [], [], [], [], []
         state = self.state
         for group in self.param_groups:
             for p in group["params"]:
@@ -130,11 +132,13 @@ class Optimizer:
                     from ..backends.cuda import optim as cuda_optim
 
                     cuda_optim.step(type(self)._kernel.py_func.__name__, p, bufs, ts[-1], h)
+                    stepped.append(p)
                     continue
                 a = [address(p._data)] + [_addr(t, p) for t in bufs]
                 if self._has_step:
                     a.append(address(ts[-1]._data))
                 addrs.append(a)
+                stepped.append(p)
                 hyps.append(h)
                 ns.append(p._data.size)
                 dts.append(0 if p._data.dtype == np.float32 else 1)
@@ -145,6 +149,8 @@ class Optimizer:
                 np.array(dts, np.int64),
                 np.array(hyps, np.float64),
             )
+        for p in stepped:  # written in place, as PyTorch's in-place updates count
+            _ver.bump(p._data)
         return loss
 
     def _row(self, group, p, g, st):

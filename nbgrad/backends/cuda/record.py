@@ -14,6 +14,8 @@ from numba import njit
 from ...autograd.grad_mode import STATE
 from ...tape import (
     D_BYTES,
+    D_SEQ,
+    R_SEQ,
     S_ADDR,
     S_DT,
     S_NDIM,
@@ -47,8 +49,10 @@ def _set_slot(S, s, addr, shape, dt, rg, prod):
 
 
 @njit(cache=True, error_model="numpy")
-def _record(R, I, F, S, k, ipos, fpos, code, rdt, nout, nin, payload, fattrs, saves):
+def _record(R, I, F, S, k, ipos, fpos, code, rdt, nout, nin, payload, fattrs, saves, desc):
     _row_header(R, k, code, rdt, nout, nin, ipos, payload.size, fpos, fattrs.size, saves)
+    R[k, R_SEQ] = desc[D_SEQ]  # see tape.R_SEQ
+    desc[D_SEQ] += 1
     I[ipos : ipos + payload.size] = payload
     F[fpos : fpos + fattrs.size] = fattrs
 
@@ -93,7 +97,21 @@ def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
     saves = SAVES_NONE if saved is None else SAVES_LIVE
     T = TAPE
     _record(
-        T.R, T.I, T.F, T.S, k, T.ipos, T.fpos, code, CUDA_DT + dt, 1, len(ins), payload, fa, saves
+        T.R,
+        T.I,
+        T.F,
+        T.S,
+        k,
+        T.ipos,
+        T.fpos,
+        code,
+        CUDA_DT + dt,
+        1,
+        len(ins),
+        payload,
+        fa,
+        saves,
+        T.desc,
     )
     if isinstance(out, np.ndarray):  # .cpu(): a host output
         from ...tape import _set_slot as _set_host_slot
@@ -122,7 +140,7 @@ def record_custom(code, outs, in_slots, ctx):
     saves = SAVES_LIVE if ctx.to_save else SAVES_NONE  # nothing to free: may run again
     dt = CUDA_DT + _DT[outs[0].dtype.char]
     _record(T.R, T.I, T.F, T.S, k, T.ipos, T.fpos, code, dt, len(outs), len(in_slots), payload,
-            np.zeros(0), saves)  # fmt: skip
+            np.zeros(0), saves, T.desc)  # fmt: skip
     for s, o in zip(out_slots, outs):
         set_slot(s, o, 1, k)
     T.saved[k] = ctx

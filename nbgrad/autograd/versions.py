@@ -1,0 +1,216 @@
+"""Version counters: a backward never reads a saved value that was written in place since.
+
+As in PyTorch, a counter belongs to a storage and is shared by every tensor on it (views,
+`detach()`), except `.data`, which gets a counter of its own (`data_alias`). A storage is
+the NumPy array that owns the memory (the end of a view's `.base` chain). Counters exist
+only for storages that were ever written in place; all others are at version 0.
+
+Rows do not record versions (that would cost every op a lookup). Each row instead carries
+its recording stamp (`tape.R_SEQ`, written by the compiled row writer), and each write is
+stamped with the count of rows recorded so far: a row saw a value that changed since iff
+the value's storage has a write stamped later than the row. `LAST[0]`, the latest write's
+stamp, lets a backward whose oldest row is newer than every write skip the check with one
+comparison, which is the case for a training loop (the optimizer steps before the next
+forward records anything).
+"""
+
+import re
+import weakref
+
+import numpy as np
+
+from ..tape import (
+    D_SEQ,
+    R_CODE,
+    R_IPOS,
+    R_NIN,
+    R_NOUT,
+    R_SAVED,
+    R_SEQ,
+    S_ADDR,
+    S_PROD,
+    S_RG,
+    SAVES_LIVE,
+    TAPE,
+)
+
+# id(storage) -> _Counter. Weak: an entry goes with its storage (and its id with it).
+_COUNTERS = {}
+LAST = [-1]  # stamp of the latest in-place write to any storage
+_KEEP = 64  # stamps kept per storage (more only when old graphs outlive many writes)
+
+
+class _Counter:
+    __slots__ = ("version", "writes", "ref", "__weakref__")
+
+
+def storage(a):
+    """The array owning `a`'s memory (itself, if it owns it)."""
+    b = a.base
+    while isinstance(b, np.ndarray):
+        a, b = b, b.base
+    return a
+
+
+def _forget(key):
+    def drop(_ref):
+        _COUNTERS.pop(key, None)
+
+    return drop
+
+
+def _counter(a, create):
+    if type(a) is np.ndarray:
+        r = storage(a)
+    else:  # a CudaArray: its device buffer (shared by reshapes)
+        r = a.dev
+        r = getattr(r, "gpu_data", None) or r
+    key = id(r)
+    c = _COUNTERS.get(key)
+    if c is not None and c.ref() is r:
+        return c
+    if not create:
+        return None
+    c = _Counter()
+    c.version, c.writes = 0, []
+    try:
+        c.ref = weakref.ref(r, _forget(key))
+    except TypeError:  # an object that cannot be weakly referenced: not tracked
+        return None
+    _COUNTERS[key] = c
+    return c
+
+
+def bump(a):
+    """Record an in-place write to the storage of array `a`."""
+    c = _counter(a, True)
+    if c is None:
+        return
+    T = TAPE
+    seq = int(T.desc[D_SEQ])
+    c.version += 1
+    w = c.writes
+    if w:
+        # a write no recorded row predates can never fail a check: forget it
+        oldest = int(T.R[0, R_SEQ]) if T.n else seq
+        while w and w[0] <= oldest:
+            del w[0]
+        if len(w) >= _KEEP:
+            del w[0]
+    w.append(seq)
+    LAST[0] = seq
+
+
+def version(a):
+    c = _counter(a, False)
+    return 0 if c is None else c.version
+
+
+def set_version(a, v):
+    """Give a fresh storage a version (an in-place op that rebinds its tensor keeps
+    counting from the old value's version); no write is recorded."""
+    if v:
+        c = _counter(a, True)
+        if c is not None:
+            c.version = v
+
+
+class _Alias:
+    """Lends an array's memory to a new array whose `.base` it is, so `storage()` stops
+    there: the new array and its views get a counter of their own. Keeps `owner` alive."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+
+def data_alias(a):
+    """`a`'s memory as an array that is its own storage, so that views of it share a
+    counter separate from `a`'s (PyTorch's `.data`)."""
+    if type(a) is not np.ndarray or not a.flags.c_contiguous:
+        return a
+    i = a.__array_interface__
+    o = _Alias()
+    o.owner = a
+    o.__array_interface__ = {"data": i["data"], "shape": i["shape"], "typestr": i["typestr"],
+                             "version": 3}  # fmt: skip
+    return np.asarray(o)
+
+
+def _saved_arrays(sv):
+    if isinstance(sv, tuple):
+        return [a for a in sv if type(a) is np.ndarray or type(a).__name__ == "CudaArray"]
+    ts = getattr(sv, "saved_arrays", None)  # a custom Function's ctx
+    return ts() if ts is not None else []
+
+
+def check(rows):
+    """Raise PyTorch's error if a saved value of one of `rows` (any order; reported as a
+    sweep meets them, newest first) was written in place after the row was recorded."""
+    T = TAPE
+    last = LAST[0]
+    rows = np.asarray(rows, np.int64)
+    if not rows.size or last <= int(T.R[rows, R_SEQ].min()):
+        return
+    R = T.R
+    for k in sorted(rows[(R[rows, R_SEQ] < last) & (R[rows, R_SAVED] == SAVES_LIVE)].tolist(),
+                    reverse=True):  # fmt: skip
+        seq = int(R[k, R_SEQ])
+        for a in _saved_arrays(T.saved[k]):
+            c = _counter(a, False)
+            if c is None or not c.writes or c.writes[-1] <= seq or not _needed(k, a):
+                continue
+            expected = c.version - sum(1 for w in c.writes if w > seq)
+            raise RuntimeError(_message(k, a, c.version, max(expected, 0)))
+
+
+# Products: an operand's value is read only for the other operands' gradients (PyTorch
+# saves `w` of `x @ w` only when x requires grad, so an optimizer step on w between two
+# backward passes is no error there).
+_PRODUCTS = {"mul", "matmul_dot", "matmul_mv", "matmul_mm", "matmul_bmm", "matmul_batched",
+             "einsum", "einsum_bmm", "linear", "linear_nobias"}  # fmt: skip
+
+
+def _needed(k, a):
+    """Whether row k's VJP reads saved array `a`, given which of its inputs take grads."""
+    from ..ops.registry import OPS
+
+    T = TAPE
+    if OPS[int(T.R[k, R_CODE])].name not in _PRODUCTS or type(a) is not np.ndarray:
+        return True
+    p, no, ni = (int(v) for v in T.R[k, [R_IPOS, R_NOUT, R_NIN]])
+    ins = T.I[p + no : p + no + ni].tolist()
+    addr = a.__array_interface__["data"][0]
+    mine = [j for j, s in enumerate(ins) if T.S[s, S_ADDR] == addr]
+    if not mine:
+        return True
+    if len(mine) > 1:  # x * x: read for its own gradient
+        return bool(T.S[ins[mine[0]], S_RG])
+    return any(T.S[s, S_RG] for j, s in enumerate(ins) if j not in mine)
+
+
+def _message(k, a, now, expected):
+    from .._dtype import _FROM_NP, scalar_name
+    from .node import Node
+
+    T = TAPE
+    dt = _FROM_NP.get(np.dtype(a.dtype))
+    cuda = type(a) is not np.ndarray
+    what = (
+        f"[nbgrad.{'cuda.' if cuda else ''}{scalar_name(dt) if dt else ''}Tensor {list(a.shape)}]"
+    )
+    # the value's producer, found by address among the row's slots
+    p, no, ni = (int(v) for v in T.R[k, [R_IPOS, R_NOUT, R_NIN]])
+    addr = a.address if cuda else a.__array_interface__["data"][0]
+    for s in T.I[p : p + no + ni].tolist():
+        prod = int(T.S[s, S_PROD])
+        if addr and T.S[s, S_ADDR] == addr and prod >= 0:
+            q = int(T.R[prod, R_IPOS])
+            j = T.I[q : q + int(T.R[prod, R_NOUT])].tolist().index(s)
+            name = re.sub(r"Backward\d*$", "", Node.of_slot(s).name())
+            what += f", which is output {j} of {name},"
+            break
+    return (
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {what} is at version {now}; expected version {expected} "
+        "instead. Hint: enable anomaly detection to find the operation that failed to compute "
+        "its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+    )
