@@ -10,7 +10,7 @@ import numpy as np
 from . import _dtype
 from ._size import Size
 from .autograd.grad_mode import STATE
-from .tape import S_PROD, TAPE
+from .tape import MAXD, S_PROD, TAPE, too_many_dims
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
@@ -25,6 +25,8 @@ class Tensor:
 
     @staticmethod
     def _make(data, slot, rg):
+        if data.ndim > MAXD:
+            too_many_dims(data.ndim)
         t = object.__new__(Tensor)
         t._data = data
         t._slot = slot

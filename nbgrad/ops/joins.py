@@ -264,7 +264,9 @@ def unbind(input, dim=0):  # noqa: A002
     for i in range(x._data.shape[d]):
         idx = [slice(None)] * x._data.ndim
         idx[d] = i
-        out.append(view_row(x, x._data[tuple(idx)], "UnbindBackward0"))
+        # the Ellipsis keeps a 0-d result a view of x (an int alone gives a NumPy scalar,
+        # a copy whose address is not inside x's buffer)
+        out.append(view_row(x, x._data[(*idx, Ellipsis)], "UnbindBackward0"))
     return tuple(out)
 
 

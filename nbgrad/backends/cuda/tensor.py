@@ -12,6 +12,7 @@ from ... import _dtype
 from ...autograd.grad_mode import STATE
 from ...ops import elementwise as ew
 from ...ops.views import _infer, as_shape
+from ...tape import MAXD, too_many_dims
 from ...tensor import Tensor, _wrap_dim
 from . import ops
 from . import runtime as rt
@@ -40,6 +41,8 @@ class CudaTensor(Tensor):
 
     @staticmethod
     def _make(data, slot, rg):
+        if data.ndim > MAXD:
+            too_many_dims(data.ndim)
         t = object.__new__(CudaTensor)
         t._data = data
         t._slot = slot
