@@ -15,7 +15,7 @@ elements of the input's C-contiguous buffer.
 import numpy as np
 from numba import njit
 
-from nbgrad._array import contig
+from nbgrad._array import check_writable, contig
 
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import (
@@ -359,6 +359,7 @@ def setitem(x, index, value):
 
             pos, _ = flat_positions(x, index)
             v = value._data if isinstance(value, Tensor) else value
+            check_writable(x._data)  # NumPy's refusal, not a ValueError taken for a shape's
             try:
                 x._data.reshape(-1)[pos.reshape(-1)] = np.broadcast_to(v, pos.shape).reshape(-1)
             except ValueError:
