@@ -787,10 +787,6 @@ def pointwise_loss(
         else:
             b = b.to(a.dtype)
     ad, bd = a._data, b._data
-    if kind == BCE and ad.size:  # both, as PyTorch (NaN fails: min/max propagate it)
-        for arr, nm in ((ad, "input"), (bd, "target")):
-            if not (arr.min() >= 0 and arr.max() <= 1):
-                raise RuntimeError(f"all elements of {nm} should be between 0 and 1")
 
     def bcast(t, nm):
         if t is None:
@@ -811,6 +807,10 @@ def pointwise_loss(
 
     w, hw = bcast(weight, "weight")
     pw, hp = bcast(pos_weight, "pos_weight")
+    if kind == BCE and ad.size:  # both, after the weights, as PyTorch (NaN fails too)
+        for arr, nm in ((ad, "input"), (bd, "target")):
+            if not (arr.min() >= 0 and arr.max() <= 1):
+                raise RuntimeError(f"all elements of {nm} should be between 0 and 1")
     le = np.empty_like(ad)
     pw_fwd(kind, ad, bd, float(p), w, pw, le)
     if red == NONE:
