@@ -18,7 +18,7 @@ _DT_BY_CHAR["q"] = _dtype.int64
 
 
 class Tensor:
-    # _aux: None, or [grad, retains_grad, version] once any of those is set (keeps the
+    # _aux: None, or [grad, retains_grad, version, view] once any of those is set (keeps the
     # hot constructor to four stores)
     __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
@@ -37,7 +37,7 @@ class Tensor:
     def _aux_list(self):
         a = self._aux
         if a is None:
-            a = self._aux = [None, False, 0]
+            a = self._aux = [None, False, 0, None]
         return a
 
     # gradient, retain_grad flag and version counter live in _aux
@@ -284,7 +284,7 @@ class Tensor:
 
     @property
     def data(self):
-        return Tensor._make(self._data, -1, False)
+        return _vb.alias(self, Tensor._make(self._data, -1, False))
 
     @data.setter
     def data(self, value):
@@ -319,7 +319,7 @@ class Tensor:
         return t
 
     def detach(self):
-        return Tensor._make(self._data, -1, False)
+        return _vb.alias(self, Tensor._make(self._data, -1, False))
 
     def detach_(self):
         if self._slot >= 0:
@@ -356,6 +356,9 @@ class Tensor:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
+        a = self._aux
+        if a is not None and a[3] is not None:  # a view: its base will be written too
+            _vb.check(self)
 
     def _assign(self, result):
         """Make this tensor hold `result`: in place when nothing records, else rebind."""
@@ -381,17 +384,21 @@ class Tensor:
                 )
             np.copyto(self._data, result._data, casting="same_kind")
             self._version += 1
+        a = self._aux
+        if a is not None and a[3] is not None:  # a view: its base sees the write
+            _vb.write_back(self, result._rg)
         return self
 
     def zero_(self):
-        self._check_inplace()
-        self._data.fill(0)
-        self._version += 1
-        return self
+        return self.fill_(0)
 
     def fill_(self, value):
         self._check_inplace()
-        self._data.fill(value.item() if isinstance(value, Tensor) else value)
+        v = value.item() if isinstance(value, Tensor) else value
+        a = self._aux
+        if a is not None and a[3] is not None:
+            return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
+        self._data.fill(v)
         self._version += 1
         return self
 
@@ -400,7 +407,11 @@ class Tensor:
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
             return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
-        np.copyto(self._data, np.broadcast_to(src_t._data, self._data.shape), casting="unsafe")
+        values = np.broadcast_to(src_t._data, self._data.shape)
+        a = self._aux
+        if a is not None and a[3] is not None:
+            return _vb.store(self, values)
+        np.copyto(self._data, values, casting="unsafe")
         self._version += 1
         return self
 
@@ -601,6 +612,9 @@ class Tensor:
         return _views.expand(self, other.shape)
 
     def contiguous(self, memory_format=None):
+        a = self._aux
+        if a is not None and a[3] is not None and not a[3][2]:
+            return _views.clone(self)  # a copy in PyTorch too: writes to it stay there
         return self
 
     def clone(self, *, memory_format=None):
@@ -886,6 +900,7 @@ def is_tensor(obj):
 from .ops import linalg as _linalg  # noqa: E402
 from .ops import pointwise as _pw  # noqa: E402
 from .ops import reduce as _reduce  # noqa: E402
+from .ops import viewbase as _vb  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
 _FAST = _pw.FAST

@@ -1,0 +1,181 @@
+"""In-place writes through a view reach its base, as in PyTorch.
+
+nbgrad's storage is always C-contiguous, so a view whose elements are not contiguous in
+its base (a column `x[:, 0]`, a transpose) is a copy, and under autograd an in-place op
+rebinds the tensor it is applied to instead of mutating it. Either way the base would not
+see the write. So a view remembers where it came from: `_aux[3]` holds
+
+    (base, take, shares, may_overlap, multi)
+
+where `take(t)` applies the same view op to any tensor `t` of the base's shape, `shares`
+says whether the view's buffer is the base's memory, `may_overlap` whether an `expand`
+is on the way (several elements of the view may then be one element of the base), and
+`multi` names the output of an op returning several views (unbind, split, chunk), which
+PyTorch does not let autograd modify in place.
+
+After an in-place change of a view (`write_back`), its new values go to the *root* (the
+first base that is not itself a view) at the view's positions there, found by applying
+the chain of `take`s to an arange over the root's shape:
+
+* outside autograd, stored into the root's buffer (nothing to do when every link shares
+  memory: the write already happened there);
+* when the change was recorded, or the root takes part in a graph, as a recorded `put`
+  (CopySlices, as PyTorch) that the root is rebound to, so gradients see the write.
+
+Other views taken earlier from the same root that are copies keep their old values
+(PyTorch's views would see the write): read a view again after writing through another.
+"""
+
+import numpy as np
+
+from .._array import check_writable
+from ..autograd.grad_mode import STATE
+from ..tensor import Tensor
+
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _owner(a):
+    b = a.base
+    return a if b is None else b
+
+
+def mark(out, base, take, overlap=False, multi=None):
+    """Record that `out` (a fresh Tensor) is a view of `base` taken by `take`."""
+    info = base._aux[3] if base._aux is not None else None
+    d, b = out._data, base._data
+    shares = type(d) is np.ndarray and d.base is not None and _owner(d) is _owner(b)
+    overlap = overlap or (info is not None and info[3])
+    out._aux = [None, False, 0, (base, take, shares, overlap, multi)]
+    return out
+
+
+def same(t):
+    return t
+
+
+def alias(t, out):
+    """`out` shares t's buffer (detach, .data): a view of t if t is a view, so writes to
+    it reach t's base as PyTorch's do."""
+    a = t._aux
+    if a is not None and a[3] is not None:
+        mark(out, t, same)
+    return out
+
+
+def is_view(t):
+    a = t._aux
+    return a is not None and a[3] is not None
+
+
+def _chain(t):
+    """The root of t's views and the takes from the root down to t."""
+    takes = []
+    node = t
+    while True:
+        a = node._aux
+        info = a[3] if a is not None else None
+        if info is None:
+            return node, takes[::-1]
+        takes.append(info[1])
+        node = info[0]
+
+
+def _positions(t, root, takes):
+    """Flat positions in `root` of t's elements (row-major over t's shape)."""
+    shape = root._data.shape
+    pos = Tensor._make(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape), -1, False)
+    try:
+        for take in takes:
+            pos = take(pos)
+    except (IndexError, RuntimeError):
+        pos = None
+    if pos is None or pos._data.shape != t._data.shape:
+        raise RuntimeError(
+            "the base of this view changed shape since the view was taken (`.data` was "
+            "assigned?); an in-place write through the view cannot reach it"
+        )
+    return np.ascontiguousarray(pos._data, np.int64).reshape(-1)
+
+
+def check(t):
+    """Refuse, before anything is written, an in-place write through view `t` that PyTorch
+    refuses (overlapping elements; a view of a leaf that requires grad) or that would land
+    in read-only memory."""
+    multi = t._aux[3][4]
+    if multi is not None and t._rg and STATE.enabled:
+        raise RuntimeError(
+            f"Output {multi[1]} of {multi[0]} is a view and is being modified inplace. This "
+            "view is the output of a function that returns multiple views. Such functions do "
+            "not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
+        )
+    node = t
+    while True:
+        a = node._aux
+        info = a[3] if a is not None else None
+        if info is None:
+            break
+        base = info[0]
+        if base._rg and STATE.enabled and base._leaf:
+            raise RuntimeError(_LEAF_VIEW)
+        if not base.is_cuda:
+            check_writable(base._data)
+        node = base
+    if t._aux[3][3]:
+        root, takes = _chain(t)
+        pos = _positions(t, root, takes)
+        if np.unique(pos).size < pos.size:
+            raise RuntimeError(_OVERLAP)
+
+
+def write_back(t, recorded):
+    """`t`, a view, changed in place (`recorded`: as a recorded op): its base sees it."""
+    root, takes = _chain(t)
+    record = STATE.enabled and (recorded or root._rg)
+    if not record and all(_shares(t)):
+        root._version += 1
+        return
+    pos = _positions(t, root, takes)
+    if record or root.is_cuda:
+        from .indexing import put
+
+        root._assign(put(root, t, pos, np.arange(pos.size, dtype=np.int64), "CopySlices"))
+    else:
+        root._data.reshape(-1)[pos] = t._data.reshape(-1)
+        root._version += 1
+
+
+def _shares(t):
+    node = t
+    while True:
+        a = node._aux
+        info = a[3] if a is not None else None
+        if info is None:
+            return
+        yield info[2]
+        node = info[0]
+
+
+def store(t, values):
+    """Set view `t` to the constant array `values` (fill_, zero_, copy_ of a constant) and
+    pass it to its base. In a graph, `t` is rebound to the constant rather than written
+    (its old buffer may be the base's recorded value)."""
+    root, _ = _chain(t)
+    if STATE.enabled and (t._rg or root._rg):
+        from ..tape import TAPE
+
+        if t._slot >= 0:
+            TAPE.release(t._slot)
+        t._data, t._slot, t._rg = np.array(values, t._data.dtype), -1, False
+        t._version += 1
+        write_back(t, True)
+        return t
+    np.copyto(t._data, values, casting="unsafe")
+    t._version += 1
+    write_back(t, False)
+    return t
