@@ -162,20 +162,90 @@ def _shares(t):
 
 
 def store(t, values):
-    """Set view `t` to the constant array `values` (fill_, zero_, copy_ of a constant) and
-    pass it to its base. In a graph, `t` is rebound to the constant rather than written
-    (its old buffer may be the base's recorded value)."""
+    """Set view `t` to the constant `values` (an array of t's shape; fill_, zero_, copy_ of
+    a constant) and pass it to its base. In a graph, `t` is rebound to the constant rather
+    than written (its old buffer may be the base's recorded value)."""
     root, _ = _chain(t)
+    if t.is_cuda:
+        from ..backends.cuda.tensor import from_host
+
+        const = from_host(np.ascontiguousarray(values, t._data.dtype))
     if STATE.enabled and (t._rg or root._rg):
         from ..tape import TAPE
 
         if t._slot >= 0:
             TAPE.release(t._slot)
-        t._data, t._slot, t._rg = np.array(values, t._data.dtype), -1, False
+        data = const._data if t.is_cuda else np.array(values, t._data.dtype)
+        t._data, t._slot, t._rg = data, -1, False
         t._version += 1
         write_back(t, True)
         return t
+    if t.is_cuda:
+        return t._assign(const)  # stored on the device, then passed on (write_back)
     np.copyto(t._data, values, casting="unsafe")
     t._version += 1
     write_back(t, False)
     return t
+
+
+# -- CUDA tensors: their view methods compute on the device, so they are wrapped here --------
+_CUDA_VIEWS = (
+    "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
+    "transpose", "t", "expand", "expand_as", "narrow", "movedim", "moveaxis",
+)  # fmt: skip
+_CUDA_MULTI = {"split": "Split", "chunk": "Split", "unbind": "Unbind"}
+
+
+def _cuda_view(name, fn):
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        take = lambda t: getattr(t, name)(*args, **kwargs)  # noqa: E731 (on host positions)
+        return mark(out, self, take, name in ("expand", "expand_as"))
+
+    method.__name__ = name
+    return method
+
+
+def _cuda_multi(name, fn):
+    def method(self, *args, **kwargs):
+        outs = fn(self, *args, **kwargs)
+        kind = _CUDA_MULTI[name]
+        if name == "split" and not isinstance(args[0] if args else 0, int):
+            kind = "SplitWithSizes"
+        for i, o in enumerate(outs):
+            take = lambda t, i=i: getattr(t, name)(*args, **kwargs)[i]  # noqa: E731
+            mark(o, self, take, multi=(kind, i))
+        return outs
+
+    method.__name__ = name
+    return method
+
+
+def _cuda_getitem(fn):
+    def __getitem__(self, index):
+        from .indexing import is_advanced
+
+        out = fn(self, index)
+        if is_advanced(index):
+            return out
+        return mark(out, self, lambda t: t[index])
+
+    return __getitem__
+
+
+def wrap_cuda_views(cls):
+    """Make the view methods of the CUDA tensor class `cls` return views (see above)."""
+    for name in _CUDA_VIEWS:
+        setattr(cls, name, _cuda_view(name, getattr(cls, name)))
+    for name in _CUDA_MULTI:
+        setattr(cls, name, _cuda_multi(name, getattr(cls, name)))
+    cls.__getitem__ = _cuda_getitem(cls.__getitem__)
+    for prop in ("T", "mT"):
+        get = getattr(cls, prop).fget
+        setattr(cls, prop, property(lambda self, g=get, p=prop: mark(g(self), self, _attr(p))))
+    cls.detach = lambda self, d=cls.detach: alias(self, d(self))
+    cls.data = property(lambda self, g=cls.data.fget: alias(self, g(self)), cls.data.fset)
+
+
+def _attr(name):
+    return lambda t: getattr(t, name)

@@ -244,8 +244,11 @@ def setitem(x, index, value):
     value's image, gives each written element the value position it takes. Recorded out of
     place when gradients flow; otherwise the result is stored into x."""
     from ...autograd.grad_mode import STATE
+    from ...ops import viewbase
     from ...ops.pointwise import is_scalar
 
+    if viewbase.is_view(x):  # its base is written too: refuse what PyTorch refuses
+        viewbase.check(x)
     index = _host_index(index)
     if isinstance(value, Tensor):
         v = _on_cuda(value)

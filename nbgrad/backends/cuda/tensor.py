@@ -11,6 +11,7 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import STATE
 from ...ops import elementwise as ew
+from ...ops import viewbase as _vb
 from ...ops.views import _infer, as_shape
 from ...tape import MAXD, too_many_dims
 from ...tensor import Tensor, _wrap_dim
@@ -150,6 +151,8 @@ class CudaTensor(Tensor):
     def fill_(self, value):
         self._check_inplace()
         v = value.item() if isinstance(value, Tensor) else value
+        if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
+            return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         d = self._data
         ops.launch(ops._kernels().fill, d.size, d.flat, d.dtype.type(v))
         self._version += 1
@@ -166,6 +169,8 @@ class CudaTensor(Tensor):
             )
         ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
         self._version += 1
+        if _vb.is_view(self):  # a view: its base sees the write
+            _vb.write_back(self, False)
         return self
 
     def _inplace(self, name, other):
@@ -610,6 +615,7 @@ for _n in ("long", "int", "bool"):
         ),
     )
 _ = (np, STATE)
+_vb.wrap_cuda_views(CudaTensor)  # in-place writes to their results reach the base
 
 
 def check_device(dev):
