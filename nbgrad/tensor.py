@@ -351,17 +351,18 @@ class Tensor:
         return object.__format__(self, spec)
 
     # -- in-place --------------------------------------------------------------------
-    def _check_inplace(self):
+    def _check_inplace(self, fill=False):
         if self._leaf and self._rg and STATE.enabled:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
         a = self._aux
         if a is not None and a[3] is not None:  # a view: its base will be written too
-            _vb.check(self)
+            _vb.check(self, fill)
 
-    def _assign(self, result):
-        """Make this tensor hold `result`: in place when nothing records, else rebind."""
+    def _assign(self, result, index=None):
+        """Make this tensor hold `result`: in place when nothing records, else rebind.
+        (`index`: only self[index] changed, for a view's base.)"""
         if result._rg:
             # the graph saw the old value; this object now names the new one (the old
             # value stays on the tape intact, so its VJPs remain correct)
@@ -386,14 +387,14 @@ class Tensor:
             self._version += 1
         a = self._aux
         if a is not None and a[3] is not None:  # a view: its base sees the write
-            _vb.write_back(self, result._rg)
+            _vb.write_back(self, result._rg, index)
         return self
 
     def zero_(self):
         return self.fill_(0)
 
     def fill_(self, value):
-        self._check_inplace()
+        self._check_inplace(fill=True)
         v = value.item() if isinstance(value, Tensor) else value
         a = self._aux
         if a is not None and a[3] is not None:

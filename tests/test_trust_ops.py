@@ -411,3 +411,216 @@ def test_save_replaces_keeps_mode_and_writes_through_symlinks(tmp_path):
     nb.save(nb.full((2,), 7.0), link)
     assert link.is_symlink() and nb.load(path).tolist() == [7.0, 7.0]
     assert sorted(os.listdir(tmp_path)) == ["ck.pt", "latest.pt"]
+
+
+# -- in-place writes through views reach the base (PyTorch's view semantics) ------------------
+_VIEW_WRITES = {
+    "row_zero": lambda m, x: x[0].zero_(),
+    "col_zero": lambda m, x: x[:, 0].zero_(),
+    "col_setitem": lambda m, x: x[:, 1].__setitem__(0, 7.0),
+    "col_add": lambda m, x: x[:, 0].add_(1),
+    "t_mul": lambda m, x: x.t().mul_(2),
+    "T_row_fill": lambda m, x: x.T[2].fill_(-1),
+    "permute_div": lambda m, x: x.permute(1, 0).div_(4),
+    "row_iadd": lambda m, x: x[1].__iadd__(1),
+    "narrow_fill": lambda m, x: x.narrow(1, 0, 1).fill_(9),
+    "unbind_fill": lambda m, x: x.unbind(1)[0].fill_(9),
+    "split_mul": lambda m, x: x.split(2, 1)[1].mul_(3),
+    "chunk_sub": lambda m, x: x.chunk(3, 1)[2].sub_(1),
+    "movedim_add": lambda m, x: x.movedim(0, 1)[0].add_(5),
+    "detach_col": lambda m, x: x[:, 0].detach().zero_(),
+    "data_col": lambda m, x: x[:, 2].data.fill_(3),
+    "view_slice": lambda m, x: x.view(6)[1:3].zero_(),
+    "col_view": lambda m, x: x[:, 0].view(2, 1).add_(1),
+    "t_then_row": lambda m, x: x.t()[0].zero_(),
+    "stepped": lambda m, x: x[:, ::2].mul_(-1),
+    "col_copy": lambda m, x: x[:, 0].copy_(m.ones(2, dtype=m.float64)),
+    "col_clamp": lambda m, x: x[:, 0].clamp_(max=0.5),
+    "expand_row": lambda m, x: x[0:1].expand(2, 3)[0].add_(1),
+    "expand_fill": lambda m, x: x[0:1].expand(2, 3).fill_(3),
+    "expand_zero_col": lambda m, x: x[0:1].expand(2, 3)[:, 0].zero_(),
+    "expand_setitem_one": lambda m, x: x[0:1].expand(2, 3).__setitem__((0, 1), 7.0),
+    "contiguous_copy": lambda m, x: x[:, 0].contiguous().zero_(),
+    "clone_copy": lambda m, x: x[:, 0].clone().zero_(),
+    "unsqueeze_col": lambda m, x: x[:, 1].unsqueeze(0).mul_(10),
+}
+
+
+def _view_write(mod, case, device=None, graph=False):
+    x = mod.arange(6.0, dtype=mod.float64).reshape(2, 3)
+    if device is not None:
+        x = x.to(device)
+    if graph:
+        x = x.clone().requires_grad_() * 1
+    _VIEW_WRITES[case](mod, x)
+    return x.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("graph", [False, True])
+@pytest.mark.parametrize("case", list(_VIEW_WRITES))
+def test_inplace_write_through_view_reaches_base_as_torch(case, graph):
+    torch = _torch()
+    if graph and case in ("unbind_fill", "split_mul", "chunk_sub"):
+        pytest.skip("PyTorch refuses these in a graph (tested below)")
+    got = _view_write(nb, case, graph=graph)
+    np.testing.assert_array_equal(got, _view_write(torch, case, graph=graph))
+
+
+def test_view_write_reaches_base_without_torch():
+    x = nb.arange(6.0).reshape(2, 3)
+    x[:, 0].zero_()
+    x[:, 1][0] = 7
+    x.t()[2].mul_(2)
+    assert x.tolist() == [[0.0, 7.0, 4.0], [0.0, 4.0, 10.0]]
+
+
+def test_no_grad_init_through_views_of_a_parameter():
+    p = nb.nn.Parameter(nb.ones(2, 3))
+    with nb.no_grad():
+        p[:, 0].zero_()
+        p.t()[2].fill_(5)
+        p[1].mul_(2)
+    assert p.is_leaf and p.requires_grad
+    assert p.detach().tolist() == [[0.0, 1.0, 5.0], [0.0, 2.0, 10.0]]
+
+
+_A = np.arange(1.0, 7.0).reshape(2, 3)
+_Z = np.array([0.5, -1.5])
+_W = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]])
+
+_VIEW_GRADS = {
+    "col_add": lambda m, a, z, w: _l(m, _do(a * 1, lambda y: y[:, 0].add_(z)), w),
+    "t_mul": lambda m, a, z, w: _l(m, _do(a * 1, lambda y: y.t().mul_(2)), w) + z.sum(),
+    "col_zero": lambda m, a, z, w: _l(m, _do(a * 1, lambda y: y[:, 0].zero_()), w) + z.sum(),
+    "chain": lambda m, a, z, w: _l(m, _do(a * 1, lambda y: y.t()[2].mul_(z[0])), w),
+    "copy": lambda m, a, z, w: _l(m, _do(a * 2, lambda y: y[:, 2].copy_(z)), w),
+    "view_used": lambda m, a, z, w: _used(m, a, z, w),
+    "setitem_view": lambda m, a, z, w: _setitem_view(m, a, z, w),
+    "narrow": lambda m, a, z, w: _l(m, _do(a * 1, lambda y: y.narrow(1, 1, 2).mul_(z[:, None])), w),
+    "clamp_permute": lambda m, a, z, w: (
+        _l(m, _do(a.sin(), lambda y: y.permute(1, 0)[1:, :].clamp_(max=0.5)), w) + z.sum()
+    ),
+    "into_constant": lambda m, a, z, w: (
+        _l(m, _do(m.zeros(2, 3, dtype=m.float64), lambda y: y[:, 1].add_(z)), w) + a.sum()
+    ),
+    "twice": lambda m, a, z, w: _l(
+        m, _do(_do(a * 1, lambda y: y[1].add_(z[0])), lambda y: y[:, 1].mul_(z[1])), w
+    ),
+    "combined": lambda m, a, z, w: _combined(m, a, z, w),
+}
+
+
+def _do(y, f):
+    f(y)
+    return y
+
+
+def _l(m, y, w):
+    return (y * y * m.tensor(w, device=y.device)).sum()
+
+
+def _used(m, a, z, w):
+    y = a * 1
+    v = y[:, 0]
+    v.mul_(z)
+    return (v * 10).sum() + _l(m, y, w)
+
+
+def _setitem_view(m, a, z, w):
+    y = a * 1
+    v = y[:, 1]
+    v[0] = z[1] * 3
+    return _l(m, y, w) + (v * v).sum()
+
+
+def _combined(m, a, z, w):
+    y = a * 1
+    y[:, 0].add_(z)
+    y.t()[2].mul_(z[0])
+    y[:, 1].zero_()
+    v = y[1]
+    v[2] = z[1] * 3
+    return _l(m, y, w)
+
+
+def _grads(mod, case, device=None):
+    kw = {} if device is None else {"device": device}
+    a = mod.tensor(_A, requires_grad=True, **kw)
+    z = mod.tensor(_Z, requires_grad=True, **kw)
+    loss = _VIEW_GRADS[case](mod, a, z, _W)
+    loss.backward()
+    return loss.item(), a.grad.cpu().numpy(), z.grad.cpu().numpy()
+
+
+@pytest.mark.parametrize("case", list(_VIEW_GRADS))
+def test_inplace_write_through_view_gradients_match_torch(case):
+    torch = _torch()
+    got, want = _grads(nb, case), _grads(torch, case)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+_VIEW_REFUSALS = {
+    "expand": lambda m, x, leaf: x[0:1].expand(2, 3).add_(1),
+    "expand_col": lambda m, x, leaf: x[0:1].expand(2, 3)[:, 0].mul_(2),
+    "expand_copy": lambda m, x, leaf: x[0:1].expand(2, 3).copy_(m.ones(2, 3, dtype=m.float64)),
+    "expand_setitem": lambda m, x, leaf: x[0:1].expand(2, 3).__setitem__((slice(None), 1), 7.0),
+    "leaf_view": lambda m, x, leaf: leaf[:, 0].add_(1),
+    "leaf_view_zero": lambda m, x, leaf: leaf.t()[0].zero_(),
+    "leaf_view_setitem": lambda m, x, leaf: leaf[:, 0].__setitem__(0, 1.0),
+    "unbind": lambda m, x, leaf: x.unbind(1)[1].add_(1),
+    "split": lambda m, x, leaf: x.split(1, 1)[2].mul_(2),
+    "split_sizes": lambda m, x, leaf: x.split([1, 2], 1)[0].fill_(2),
+    "chunk": lambda m, x, leaf: x.chunk(3, 1)[0].zero_(),
+}
+
+
+@pytest.mark.parametrize("case", list(_VIEW_REFUSALS))
+def test_inplace_write_through_view_refusals_match_torch(case):
+    torch = _torch()
+
+    def run(m):
+        leaf = m.arange(6.0, dtype=m.float64).reshape(2, 3).requires_grad_()
+        return _VIEW_REFUSALS[case](m, leaf * 1, leaf)
+
+    _same_error(lambda: run(nb), lambda: run(torch))
+
+
+def test_refused_view_write_changes_nothing():
+    leaf = nb.arange(6.0).reshape(2, 3).requires_grad_()
+    y = leaf * 1
+    col = y[:, 0]
+    with pytest.raises(RuntimeError):
+        leaf[:, 0].add_(1)
+    with pytest.raises(RuntimeError):
+        y.unbind(1)[0].add_(1)
+    assert leaf.detach().tolist() == y.detach().tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert col.tolist() == [0.0, 3.0]
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+@pytest.mark.parametrize(
+    "case",
+    [
+        "col_zero",
+        "col_setitem",
+        "t_mul",
+        "row_iadd",
+        "detach_col",
+        "narrow_fill",
+        "unbind_fill",
+        "T_row_fill",
+        "col_view",
+    ],
+)
+def test_cuda_inplace_write_through_view_reaches_base(case):
+    np.testing.assert_array_equal(
+        _view_write(nb, case, device="cuda"), _view_write(nb, case, device="cpu")
+    )
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+@pytest.mark.parametrize("case", ["col_add", "col_zero", "chain", "combined", "setitem_view"])
+def test_cuda_inplace_write_through_view_gradients(case):
+    for g, w in zip(_grads(nb, case, "cuda"), _grads(nb, case)):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)

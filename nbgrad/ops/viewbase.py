@@ -102,10 +102,11 @@ def _positions(t, root, takes):
     return np.ascontiguousarray(pos._data, np.int64).reshape(-1)
 
 
-def check(t):
+def check(t, fill=False, index=None):
     """Refuse, before anything is written, an in-place write through view `t` that PyTorch
-    refuses (overlapping elements; a view of a leaf that requires grad) or that would land
-    in read-only memory."""
+    refuses (a view of a leaf that requires grad; overlapping elements, except for a fill,
+    which writes one value to them all; with `index`, only the elements `t[index]` are
+    written) or that would land in read-only memory."""
     multi = t._aux[3][4]
     if multi is not None and t._rg and STATE.enabled:
         raise RuntimeError(
@@ -126,27 +127,47 @@ def check(t):
         if not base.is_cuda:
             check_writable(base._data)
         node = base
-    if t._aux[3][3]:
+    if t._aux[3][3] and not fill:
         root, takes = _chain(t)
         pos = _positions(t, root, takes)
+        if index is not None:
+            pos = pos.reshape(t._data.shape)[_host(index)].reshape(-1)
         if np.unique(pos).size < pos.size:
             raise RuntimeError(_OVERLAP)
 
 
-def write_back(t, recorded):
-    """`t`, a view, changed in place (`recorded`: as a recorded op): its base sees it."""
+def _host(index):
+    """A tensor index as NumPy indexes an array of positions (tensors as host arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for i in items:
+        if isinstance(i, Tensor):
+            i = i._data.host() if i.is_cuda else i._data
+        elif isinstance(i, list):
+            i = np.asarray(i)
+        out.append(i)
+    return tuple(out) + (Ellipsis,) if not any(i is Ellipsis for i in out) else tuple(out)
+
+
+def write_back(t, recorded, index=None):
+    """`t`, a view, changed in place (`recorded`: as a recorded op; `index`: only t[index]
+    changed): its base sees it."""
     root, takes = _chain(t)
     record = STATE.enabled and (recorded or root._rg)
     if not record and all(_shares(t)):
         root._version += 1
         return
     pos = _positions(t, root, takes)
+    src = np.arange(pos.size, dtype=np.int64)
+    if index is not None:  # only what changed (an expanded view's other copies are stale)
+        src = src.reshape(t._data.shape)[_host(index)].reshape(-1)
+        pos = pos[src]
     if record or root.is_cuda:
         from .indexing import put
 
-        root._assign(put(root, t, pos, np.arange(pos.size, dtype=np.int64), "CopySlices"))
+        root._assign(put(root, t, pos, src, "CopySlices"))
     else:
-        root._data.reshape(-1)[pos] = t._data.reshape(-1)
+        root._data.reshape(-1)[pos] = t._data.reshape(-1)[src]
         root._version += 1
 
 

@@ -358,7 +358,7 @@ def setitem(x, index, value):
     from .pointwise import as_tensor_like, is_scalar
 
     if is_view(x):  # its base is written too (viewbase.py): refuse what PyTorch refuses
-        check(x)
+        check(x, index=index)
 
     if is_advanced(index):
         if not (STATE.enabled and (x._rg or (isinstance(value, Tensor) and value._rg))):
@@ -376,14 +376,14 @@ def setitem(x, index, value):
                 ) from None
             x._version += 1
             if is_view(x):
-                write_back(x, False)
+                write_back(x, False, index)
             return
         if x._leaf and x._rg:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             )
-        x._assign(index_put(x, index, value))
+        x._assign(index_put(x, index, value), index)
         return
     index = _normalize_index(x, index)
     v = value if isinstance(value, Tensor) else None
@@ -403,7 +403,7 @@ def setitem(x, index, value):
         x._data[index] = v._data
         x._version += 1
         if is_view(x):
-            write_back(x, False)
+            write_back(x, False, index)
         return
     if x._leaf and x._rg:
         raise RuntimeError(
@@ -420,4 +420,4 @@ def setitem(x, index, value):
     vb = np.broadcast_to(v._data, view.shape)
     vst = tuple(s // item for s in vb.strides)
     attrs = (off if view.size else 0, nd) + view.shape + xst + vst
-    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs))
+    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs), index)

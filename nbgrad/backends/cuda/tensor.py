@@ -149,7 +149,7 @@ class CudaTensor(Tensor):
         return self.fill_(0.0)
 
     def fill_(self, value):
-        self._check_inplace()
+        self._check_inplace(fill=True)
         v = value.item() if isinstance(value, Tensor) else value
         if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
             return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
@@ -158,10 +158,10 @@ class CudaTensor(Tensor):
         self._version += 1
         return self
 
-    def _assign(self, result):
+    def _assign(self, result, index=None):
         """Make this tensor hold `result`: rebound when it records, else stored in place."""
         if result._rg:
-            return Tensor._assign(self, result)
+            return Tensor._assign(self, result, index)
         if result._data.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
@@ -170,7 +170,7 @@ class CudaTensor(Tensor):
         ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
         self._version += 1
         if _vb.is_view(self):  # a view: its base sees the write
-            _vb.write_back(self, False)
+            _vb.write_back(self, False, index)
         return self
 
     def _inplace(self, name, other):
