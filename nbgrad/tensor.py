@@ -614,7 +614,7 @@ class Tensor:
 
     def contiguous(self, memory_format=None):
         a = self._aux
-        if a is not None and a[3] is not None and not a[3][2]:
+        if a is not None and a[3] is not None and not _vb.shares(self):
             return _views.clone(self)  # a copy in PyTorch too: writes to it stay there
         return self
 

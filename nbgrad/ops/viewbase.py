@@ -5,10 +5,10 @@ its base (a column `x[:, 0]`, a transpose) is a copy, and under autograd an in-p
 rebinds the tensor it is applied to instead of mutating it. Either way the base would not
 see the write. So a view remembers where it came from: `_aux[3]` holds
 
-    (base, take, shares, may_overlap, multi)
+    (base, take, may_overlap, multi)
 
-where `take(t)` applies the same view op to any tensor `t` of the base's shape, `shares`
-says whether the view's buffer is the base's memory, `may_overlap` whether an `expand`
+where `take(t)` applies the same view op to any tensor `t` of the base's shape,
+`may_overlap` whether an `expand`
 is on the way (several elements of the view may then be one element of the base), and
 `multi` names the output of an op returning several views (unbind, split, chunk), which
 PyTorch does not let autograd modify in place.
@@ -39,19 +39,21 @@ _OVERLAP = (
 _LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
-def _owner(a):
-    b = a.base
-    return a if b is None else b
-
-
 def mark(out, base, take, overlap=False, multi=None):
-    """Record that `out` (a fresh Tensor) is a view of `base` taken by `take`."""
-    info = base._aux[3] if base._aux is not None else None
-    d, b = out._data, base._data
-    shares = type(d) is np.ndarray and d.base is not None and _owner(d) is _owner(b)
-    overlap = overlap or (info is not None and info[3])
-    out._aux = [None, False, 0, (base, take, shares, overlap, multi)]
+    """Record that `out` (a fresh Tensor) is a view of `base` taken by `take` (kept cheap:
+    every view op calls it; what a write needs is worked out when one happens)."""
+    a = base._aux
+    if a is not None and a[3] is not None and a[3][2]:
+        overlap = True
+    out._aux = [None, False, 0, (base, take, overlap, multi)]
     return out
+
+
+def shares(t):
+    """Whether view t's buffer is its base's memory (a write to it is already there)."""
+    base = t._aux[3][0]
+    d, b = t._data, base._data
+    return type(d) is np.ndarray and type(b) is np.ndarray and np.may_share_memory(d, b)
 
 
 def same(t):
@@ -107,7 +109,7 @@ def check(t, fill=False, index=None):
     refuses (a view of a leaf that requires grad; overlapping elements, except for a fill,
     which writes one value to them all; with `index`, only the elements `t[index]` are
     written) or that would land in read-only memory."""
-    multi = t._aux[3][4]
+    multi = t._aux[3][3]
     if multi is not None and t._rg and STATE.enabled:
         raise RuntimeError(
             f"Output {multi[1]} of {multi[0]} is a view and is being modified inplace. This "
@@ -127,7 +129,7 @@ def check(t, fill=False, index=None):
         if not base.is_cuda:
             check_writable(base._data)
         node = base
-    if t._aux[3][3] and not fill:
+    if t._aux[3][2] and not fill:
         root, takes = _chain(t)
         pos = _positions(t, root, takes)
         if index is not None:
@@ -154,7 +156,7 @@ def write_back(t, recorded, index=None):
     changed): its base sees it."""
     root, takes = _chain(t)
     record = STATE.enabled and (recorded or root._rg)
-    if not record and all(_shares(t)):
+    if not record and _all_share(t):
         root._version += 1
         return
     pos = _positions(t, root, takes)
@@ -171,15 +173,15 @@ def write_back(t, recorded, index=None):
         root._version += 1
 
 
-def _shares(t):
+def _all_share(t):
     node = t
     while True:
         a = node._aux
-        info = a[3] if a is not None else None
-        if info is None:
-            return
-        yield info[2]
-        node = info[0]
+        if a is None or a[3] is None:
+            return True
+        if not shares(node):
+            return False
+        node = a[3][0]
 
 
 def store(t, values):
