@@ -484,6 +484,14 @@ def test_no_grad_init_through_views_of_a_parameter():
     assert p.detach().tolist() == [[0.0, 1.0, 5.0], [0.0, 2.0, 10.0]]
 
 
+def test_nn_init_through_views_of_a_parameter():
+    p = nb.nn.Parameter(nb.ones(2, 3, dtype=nb.float64))
+    nb.nn.init.zeros_(p[:, 0])
+    nb.nn.init.constant_(p.t()[2], 4.0)
+    nb.nn.init.eye_(p[:, 1:])
+    assert p.is_leaf and p.detach().tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+
+
 _A = np.arange(1.0, 7.0).reshape(2, 3)
 _Z = np.array([0.5, -1.5])
 _W = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]])
