@@ -299,7 +299,7 @@ def scatter_add(input, dim, index, src):  # noqa: A002
     return put_add(x, src, dpos, spos, 1.0, "ScatterAddBackward0")
 
 
-def _check_index_vector(index, name, size, dim):
+def _check_index_vector(index, name, size, dim, cpu=True):
     """index_select/index_add's index: a vector of positions in [0, size) (PyTorch does
     not wrap negative ones here, and raises its kernels' errors)."""
     idx = _index_array(index, name)
@@ -310,7 +310,7 @@ def _check_index_vector(index, name, size, dim):
         bad = idx.min() if idx.min() < 0 else idx.max()
         if name != "index_select":
             raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
-        if dim == 1:  # PyTorch's CPU index_select checks dim 1 in another kernel
+        if dim == 1 and cpu:  # PyTorch's CPU index_select checks dim 1 in another kernel
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
         raise IndexError("index out of range in self")
     return idx
@@ -335,7 +335,7 @@ def index_select(input, dim, index):  # noqa: A002
     xd = x._data
     d = _wrap_dim(dim, xd.ndim)
     xs = xd.shape if xd.ndim else (1,)
-    idx = _check_index_vector(index, "index_select", xs[d], d)
+    idx = _check_index_vector(index, "index_select", xs[d], d, not x.is_cuda)
     out_shape = xs[:d] + (idx.size,) + xs[d + 1 :]
     if xd.ndim == 0:
         out_shape = () if index._data.ndim == 0 else (idx.size,)
