@@ -23,10 +23,13 @@ containers above. Objects of any other type are refused on save. Tensors that sh
 array when saved share one array when loaded.
 """
 
+import contextlib
 import io
 import json
 import math
 import os
+import stat
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -106,10 +109,45 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
     arrays = dict(w.arrays)
     arrays[_MANIFEST] = np.frombuffer(doc.encode("utf-8"), np.uint8)
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            np.savez(fh, **arrays)
+        _replace_atomically(f, lambda fh: _write_npz(fh, arrays))
     else:
-        np.savez(f, **arrays)
+        _write_npz(f, arrays)
+
+
+def _write_npz(fh, arrays):
+    np.savez(fh, **arrays)
+
+
+def _replace_atomically(path, write):
+    """Write a new file beside `path` and rename it over `path` once complete and on disk:
+    a save killed midway leaves the previous checkpoint intact (no half-written file)."""
+    path = os.path.realpath(path)  # through a symlink, as open() would write
+    head, tail = os.path.split(path)
+    tmp = os.path.join(head, f".{tail}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        mode = None
+    # os.open applies the umask, as open() does for a new file
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if mode is not None:
+                os.chmod(tmp, mode)  # an existing file keeps its permissions
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dfd = os.open(head, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
 
 
 class _Reader:

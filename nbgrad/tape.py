@@ -37,8 +37,17 @@ SAVES_NONE, SAVES_LIVE, SAVES_FREED = 0, 1, 2
 RW = 10
 # slot columns
 S_ADDR, S_NUMEL, S_NDIM, S_DT, S_RG, S_PROD, S_SHAPE = range(7)
-MAXD = 10
+MAXD = 10  # dims a slot's shape holds: no tensor may have more (see `too_many_dims`)
 SW = S_SHAPE + MAXD
+
+
+def too_many_dims(ndim):
+    """Refuse a value of more than MAXD dims before it exists (a Tensor or a tape slot):
+    its shape would not fit its slot's row, and would overwrite the next slot's."""
+    raise RuntimeError(
+        f"nbgrad supports tensors of at most {MAXD} dimensions, but this operation would "
+        f"create a tensor of {ndim} dimensions"
+    )
 
 
 @njit(cache=True, error_model="numpy")
@@ -273,6 +282,8 @@ class Tape:
 
     def leaf_slot(self, t):
         """Give a leaf tensor a slot the first time an op records it as an input."""
+        if t._data.ndim > MAXD:
+            too_many_dims(t._data.ndim)
         if type(t._data) is not np.ndarray:  # a CUDA tensor: its address is on the device
             from .backends.cuda.record import leaf_slot
 
@@ -370,6 +381,8 @@ class Tape:
     def record(self, code, dt, outs, out_arr, ins, iattrs=(), fattrs=(), saved=None):
         """Append a row; `outs` are new slots, the first holding `out_arr` (the caller sets
         the others). `saved` (None: nothing) is kept alive until the graph is freed."""
+        if out_arr.ndim > MAXD:
+            too_many_dims(out_arr.ndim)
         nin = len(ins)
         if len(outs) == 1 and 0 < nin <= 2 and not iattrs and len(fattrs) <= 1:
             f0 = fattrs[0] if fattrs else 0.0

@@ -11,7 +11,7 @@ from . import _dtype
 from ._size import Size
 from .autograd import versions as _ver
 from .autograd.grad_mode import STATE
-from .tape import S_ADDR, S_PROD, TAPE
+from .tape import MAXD, S_ADDR, S_PROD, TAPE, too_many_dims
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
@@ -24,13 +24,15 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
 
 
 class Tensor:
-    # _aux: None, or [grad, retains_grad, unused] once any of those is set (keeps the
+    # _aux: None, or [grad, retains_grad, unused, view] once any of those is set (keeps the
     # hot constructor to four stores)
     __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
 
     @staticmethod
     def _make(data, slot, rg):
+        if data.ndim > MAXD:
+            too_many_dims(data.ndim)
         t = object.__new__(Tensor)
         t._data = data
         t._slot = slot
@@ -41,7 +43,7 @@ class Tensor:
     def _aux_list(self):
         a = self._aux
         if a is None:
-            a = self._aux = [None, False, 0]
+            a = self._aux = [None, False, 0, None]
         return a
 
     # gradient, retain_grad flag and version counter live in _aux
@@ -303,8 +305,8 @@ class Tensor:
     @property
     def data(self):
         # the same memory under a version counter of its own, as in PyTorch: writes through
-        # `.data` are not seen by the version check
-        return Tensor._make(_ver.data_alias(self._data), -1, False)
+        # `.data` are not seen by the version check; a view of this tensor for its writes
+        return _vb.alias(self, Tensor._make(_ver.data_alias(self._data), -1, False))
 
     @data.setter
     def data(self, value):
@@ -345,7 +347,7 @@ class Tensor:
         return t
 
     def detach(self):
-        return Tensor._make(self._data, -1, False)
+        return _vb.alias(self, Tensor._make(self._data, -1, False))
 
     def detach_(self):
         if self._slot >= 0:
@@ -377,14 +379,18 @@ class Tensor:
         return object.__format__(self, spec)
 
     # -- in-place --------------------------------------------------------------------
-    def _check_inplace(self):
+    def _check_inplace(self, fill=False):
         if self._leaf and self._rg and STATE.enabled:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
+        a = self._aux
+        if a is not None and a[3] is not None:  # a view: its base will be written too
+            _vb.check(self, fill)
 
-    def _assign(self, result):
-        """Make this tensor hold `result`: in place when nothing records, else rebind."""
+    def _assign(self, result, index=None):
+        """Make this tensor hold `result`: in place when nothing records, else rebind.
+        (`index`: only self[index] changed, for a view's base.)"""
         if result._rg:
             # the graph saw the old value; this object now names the new one (the old
             # value stays on the tape intact, so its VJPs remain correct)
@@ -407,7 +413,10 @@ class Tensor:
                     f"{self.dtype.name.capitalize()}"
                 )
             np.copyto(self._data, result._data, casting="same_kind")
-            _ver.bump(self._data)
+            self._version += 1
+        a = self._aux
+        if a is not None and a[3] is not None:  # a view: its base sees the write
+            _vb.write_back(self, result._rg, index)
         return self
 
     def _overwritten(self):
@@ -432,10 +441,14 @@ class Tensor:
         return self.fill_(0)
 
     def fill_(self, value):
-        self._check_inplace()
+        self._check_inplace(fill=True)
+        v = value.item() if isinstance(value, Tensor) else value
+        a = self._aux
+        if a is not None and a[3] is not None:
+            return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         r = self._overwritten()
-        self._data.fill(value.item() if isinstance(value, Tensor) else value)
-        _ver.bump(self._data)
+        self._data.fill(v)
+        self._version += 1
         if r is not None:
             self._rebase(r)
         return self
@@ -445,9 +458,13 @@ class Tensor:
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
             return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
+        values = np.broadcast_to(src_t._data, self._data.shape)
+        a = self._aux
+        if a is not None and a[3] is not None:
+            return _vb.store(self, values)
         r = self._overwritten()
-        np.copyto(self._data, np.broadcast_to(src_t._data, self._data.shape), casting="unsafe")
-        _ver.bump(self._data)
+        np.copyto(self._data, values, casting="unsafe")
+        self._version += 1
         if r is not None:
             self._rebase(r)
         return self
@@ -649,6 +666,9 @@ class Tensor:
         return _views.expand(self, other.shape)
 
     def contiguous(self, memory_format=None):
+        a = self._aux
+        if a is not None and a[3] is not None and not _vb.shares(self):
+            return _views.clone(self)  # a copy in PyTorch too: writes to it stay there
         return self
 
     def clone(self, *, memory_format=None):
@@ -947,6 +967,7 @@ def is_tensor(obj):
 from .ops import linalg as _linalg  # noqa: E402
 from .ops import pointwise as _pw  # noqa: E402
 from .ops import reduce as _reduce  # noqa: E402
+from .ops import viewbase as _vb  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
 _FAST = _pw.FAST

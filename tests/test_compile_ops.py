@@ -159,8 +159,8 @@ def test_captured_loss_weight_is_read_at_each_call():
 
 # -- indexing by integer tensor arguments --------------------------------------------------
 def _indexing(w, x, v, i, j, k, m):
-    """w (5, 3) rows picked by i (4,) (w[i], F.embedding), x (3, 5) gathered along 1 by
-    j (3, 2) (gather, take_along_dim, scatter_add), rows of x picked by k (2,) (index_select),
+    """w (5, 3) rows picked by i (4,) (w[i]) and k (F.embedding), x (3, 5) gathered along 1
+    by j (3, 2) (gather, take_along_dim, scatter_add), rows of x picked by k (2,) (index_select),
     v (2, 5) added there (index_add, index_put) or put there (out of place), and x[m] for a boolean
     mask m (3, 5). (An index computed inside the function, even `k.expand(...)`, is a new
     array: not compiled.)"""
@@ -169,7 +169,7 @@ def _indexing(w, x, v, i, j, k, m):
     return (
         (w[i] * w[i].sin()).sum()
         + w[[0, 2, 0]].sum()  # a constant index
-        + _embedding(i.view(2, 2), w).tanh().sum()
+        + _embedding(k, w).tanh().sum()  # k: embedding refuses negative indices, as PyTorch
         + x.gather(1, j).pow(2).sum()
         + torch.take_along_dim(x, j, 1).sum() * 0.5
         + x.index_select(0, k).exp().sum()

@@ -254,7 +254,8 @@ def test_loss_weight_requiring_grad_is_refused_as_torch():
     calls = {
         "ce": lambda F_, m, x: F_.cross_entropy(x, _t(m, TGT), weight=rg(m, w)),
         "nll": lambda F_, m, x: F_.nll_loss(x, _t(m, TGT), weight=rg(m, w)),
-        "bce": lambda F_, m, x: F_.binary_cross_entropy(x.sigmoid(), x, weight=rg(m, w)),
+        # a target in [0, 1]: PyTorch checks it (under no_grad too)
+        "bce": lambda F_, m, x: F_.binary_cross_entropy(x.sigmoid(), x.sigmoid(), weight=rg(m, w)),
         "bce_w": lambda F_, m, x: F_.binary_cross_entropy_with_logits(x, x, weight=rg(m, w)),
         "bce_pw": lambda F_, m, x: F_.binary_cross_entropy_with_logits(x, x, pos_weight=rg(m, w)),
     }

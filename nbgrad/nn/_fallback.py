@@ -206,21 +206,21 @@ def _embedding(
             f"types: Long, Int; but got {input.dtype} instead"
         )
     n = weight._data.shape[0]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += n
     select = getattr(weight, "index_select", None)
     if padding_idx is None and select is not None:
         # a recorded gather: the VJP (a scatter-add) runs inside the compiled sweep
-        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1)), -1, False)
+        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1), np.int64), -1, False)
         return select(0, flat).reshape(*idx.shape, weight._data.shape[1])
     if weight.is_cuda:  # the padding row's value without its gradient (a recorded where)
         from ..creation import arange
 
         pad = (arange(n, device="cuda") == padding_idx).reshape(n, 1)
         w = weight.detach().where(pad, weight)
-        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1)), -1, False)
+        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1), np.int64), -1, False)
         return w.index_select(0, flat).reshape(*idx.shape, weight._data.shape[1])
     return _EmbeddingFn.apply(weight, idx, padding_idx)
 

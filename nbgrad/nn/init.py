@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
+from ..ops import viewbase
 from ..tensor import Tensor
 
 
@@ -20,6 +22,9 @@ def _rng():
 def _fill(tensor, values):
     if not isinstance(tensor, Tensor):
         raise TypeError(f"expected a Tensor, got {type(tensor).__name__}")
+    if viewbase.is_view(tensor):  # e.g. init.zeros_(w[:, 0]): the base takes the values
+        with no_grad():
+            return viewbase.store(tensor, np.broadcast_to(values, tensor._data.shape))
     tensor._data[...] = values
     tensor._version += 1
     return tensor

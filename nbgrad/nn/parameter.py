@@ -10,7 +10,7 @@ import numpy as np
 
 from nbgrad._array import contig
 
-from ..tape import TAPE
+from ..tape import MAXD, TAPE, too_many_dims
 from ..tensor import TENSOR_TYPES, Tensor
 
 
@@ -20,6 +20,8 @@ def _array_of(data):
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
+        if data.ndim > MAXD:
+            too_many_dims(data.ndim)
         return contig(data)
     raise TypeError(
         f"Parameter(): argument 'data' must be Tensor or None, not {type(data).__name__}"

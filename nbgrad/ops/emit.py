@@ -1,7 +1,7 @@
 """Turn a forward result into a Tensor, recording a tape row when gradients must flow."""
 
 from ..autograd.grad_mode import STATE
-from ..tape import TAPE
+from ..tape import MAXD, TAPE, too_many_dims
 from ..tensor import Tensor
 
 
@@ -26,6 +26,8 @@ def emit(op, out, ins, iattrs=(), fattrs=(), saved=None):
     """
     if not needs_record(ins):
         return Tensor._make(out, -1, False)
+    if out.ndim > MAXD:  # before a slot is taken (Tensor._make refuses the rest)
+        too_many_dims(out.ndim)
     in_slots = tuple([slot_of(t) for t in ins])
     s = TAPE.new_slot()
     TAPE.record(op.code, _DT[out.dtype.char], (s,), out, in_slots, iattrs, fattrs, saved)

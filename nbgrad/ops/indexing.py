@@ -208,7 +208,9 @@ def _along_dim_positions(shape, dim, index):
     return pos
 
 
-def _check_along(x, dim, index, name, src=None):
+def _check_along(x, dim, index, name, src=None, wrap=False):
+    """Shapes and bounds of a gather/scatter index; `wrap`: negative indices count from
+    the end (take_along_dim, as PyTorch's); otherwise they are out of bounds."""
     xd = x._data
     nd = max(xd.ndim, 1)
     d = _wrap_dim(dim, xd.ndim)
@@ -233,10 +235,11 @@ def _check_along(x, dim, index, name, src=None):
             )
     if ind.size:
         lo, hi = ind.min(), ind.max()
-        if lo < -xs[d] or hi >= xs[d]:
-            bad = lo if lo < -xs[d] else hi
+        low = -xs[d] if wrap else 0
+        if lo < low or hi >= xs[d]:
+            bad = lo if lo < low else hi
             raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {xs[d]}")
-    return d, xs, np.where(ind < 0, ind + xs[d], ind)
+    return d, xs, np.where(ind < 0, ind + xs[d], ind) if wrap else ind
 
 
 @_by_index
@@ -270,7 +273,7 @@ def take_along_dim(input, indices, dim=None):  # noqa: A002
     if xshape != x._data.shape:
         x = expand(x, xshape)
     idx = np.broadcast_to(idx, ishape)
-    d, xs, ind = _check_along(x, d, idx, "take_along_dim")
+    d, xs, ind = _check_along(x, d, idx, "take_along_dim", wrap=True)
     return take(x, _along_dim_positions(xs, d, ind), ishape, "TakeAlongDimBackward0")
 
 
@@ -296,19 +299,21 @@ def scatter_add(input, dim, index, src):  # noqa: A002
     return put_add(x, src, dpos, spos, 1.0, "ScatterAddBackward0")
 
 
-def _check_index_vector(index, name, size, dim):
+def _check_index_vector(index, name, size, dim, cpu=True):
+    """index_select/index_add's index: a vector of positions in [0, size) (PyTorch does
+    not wrap negative ones here, and raises its kernels' errors)."""
     idx = _index_array(index, name)
     if idx.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
     idx = idx.reshape(-1)
-    if idx.size and (idx.min() < -size or idx.max() >= size):
-        bad = idx.min() if idx.min() < -size else idx.max()
-        raise IndexError(
-            "index out of range in self"
-            if name == "index_select"
-            else f"index {bad} is out of bounds for dimension {dim} with size {size}"
-        )
-    return np.where(idx < 0, idx + size, idx)
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx.min() if idx.min() < 0 else idx.max()
+        if name != "index_select":
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        if dim == 1 and cpu:  # PyTorch's CPU index_select checks dim 1 in another kernel
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+        raise IndexError("index out of range in self")
+    return idx
 
 
 def _dim_positions(shape, dim, idx):
@@ -330,7 +335,7 @@ def index_select(input, dim, index):  # noqa: A002
     xd = x._data
     d = _wrap_dim(dim, xd.ndim)
     xs = xd.shape if xd.ndim else (1,)
-    idx = _check_index_vector(index, "index_select", xs[d], d)
+    idx = _check_index_vector(index, "index_select", xs[d], d, not x.is_cuda)
     out_shape = xs[:d] + (idx.size,) + xs[d + 1 :]
     if xd.ndim == 0:
         out_shape = () if index._data.ndim == 0 else (idx.size,)

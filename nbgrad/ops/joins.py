@@ -18,6 +18,7 @@ from ..backends.cpu.rowio import acc, cot, first, iattr, iattrs, in_slot, out_sl
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
 from .registry import register
+from .viewbase import mark
 
 _V = "nbgrad.ops.joins:"
 _CAT = register("cat", "CatBackward0", _V + "vjp_cat")
@@ -81,19 +82,23 @@ def vjp_view(T, k, V):
         step(idx, shp, offs, st, st)
 
 
-def view_row(x, view, node, out_shape=None):
-    """Record `view` (a NumPy view into x's buffer, any strides) as a gather of x."""
+def view_row(x, view, node, out_shape=None, take=None, multi=None):
+    """Record `view` (a NumPy view into x's buffer, any strides) as a gather of x. With
+    `take` (a function making the same view of any tensor of x's shape), the result is a
+    view of x as in PyTorch: in-place writes to it reach x (viewbase.py)."""
     out = contig(view)
     if out_shape is not None:
         out = out.reshape(out_shape)
     if not (STATE.enabled and x._rg) or x._data.dtype.kind != "f":
-        return Tensor._make(out, -1, False)
-    item = x._data.itemsize
-    base = x._data.__array_interface__["data"][0]
-    offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
-    strides = tuple(s // item for s in view.strides)
-    attrs = (offset, view.ndim) + tuple(view.shape) + strides
-    return emit(_VIEW[node], out, (x,), iattrs=attrs)
+        y = Tensor._make(out, -1, False)
+    else:
+        item = x._data.itemsize
+        base = x._data.__array_interface__["data"][0]
+        offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
+        strides = tuple(s // item for s in view.strides)
+        attrs = (offset, view.ndim) + tuple(view.shape) + strides
+        y = emit(_VIEW[node], out, (x,), iattrs=attrs)
+    return y if take is None else mark(y, x, take, multi=multi)
 
 
 def _tensors(tensors, name):
@@ -205,10 +210,12 @@ def vstack(tensors):
     return cat(ts, 0)
 
 
-def _slice_dim(x, d, start, stop, node):
+def _slice_dim(x, d, start, stop, node, multi=None):
     idx = [slice(None)] * x._data.ndim
     idx[d] = slice(start, stop)
-    return view_row(x, x._data[tuple(idx)], node)
+    idx = tuple(idx)
+    take = lambda t: _slice_dim(t, d, start, stop, node)  # noqa: E731
+    return view_row(x, x._data[idx], node, take=take, multi=multi)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -236,8 +243,9 @@ def split(tensor, split_size_or_sections, dim=0):
             )
         node = "SplitWithSizesBackward0"
     out, start = [], 0
-    for s in sizes:
-        out.append(_slice_dim(x, d, start, start + s, node))
+    name = node.replace("Backward0", "")
+    for i, s in enumerate(sizes):
+        out.append(_slice_dim(x, d, start, start + s, node, (name, i)))
         start += s
     return tuple(out)
 
@@ -264,7 +272,11 @@ def unbind(input, dim=0):  # noqa: A002
     for i in range(x._data.shape[d]):
         idx = [slice(None)] * x._data.ndim
         idx[d] = i
-        out.append(view_row(x, x._data[tuple(idx)], "UnbindBackward0"))
+        # the Ellipsis keeps a 0-d result a view of x (an int alone gives a NumPy scalar,
+        # a copy whose address is not inside x's buffer)
+        at = (*idx, Ellipsis)
+        take = lambda t, at=at: t[at]  # noqa: E731
+        out.append(view_row(x, x._data[at], "UnbindBackward0", take=take, multi=("Unbind", i)))
     return tuple(out)
 
 
@@ -376,7 +388,7 @@ def movedim(input, source, destination):  # noqa: A002
         perm[b] = a
     rest = iter([d for d in range(nd) if d not in s])
     perm = [p if p >= 0 else next(rest) for p in perm]
-    return view_row(x, x._data.transpose(perm), "PermuteBackward0")
+    return view_row(x, x._data.transpose(perm), "PermuteBackward0", take=lambda t: t.permute(perm))
 
 
 moveaxis = movedim

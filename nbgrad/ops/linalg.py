@@ -201,6 +201,9 @@ def dot(a, b):
 
 def outer(a, b):
     """a[i] * b[j], recorded as a broadcast multiply (MulBackward0, as PyTorch)."""
-    from .views import reshape
-
-    return reshape(a, (-1, 1)) * reshape(b, (1, -1))
+    for name, t in (("self", a), ("vec2", b)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"outer(): argument '{name}' must be Tensor, not {type(t).__name__}")
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return a.reshape(-1, 1) * b.reshape(1, -1)

@@ -433,13 +433,11 @@ def _check_index_target(x, target, N, inner, out_shape, fname):
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         if x._data.ndim > 2 and td.shape != out_shape:
             raise RuntimeError(f"Expected target size {list(out_shape)}, got {list(td.shape)}")
-    if td.dtype.kind not in "iu":
+    if td.dtype != np.int64:  # PyTorch takes Long (and Byte, which nbgrad lacks) only
         raise RuntimeError(
-            f"\"{fname}\" not implemented for '{_scalar_name(target.dtype)}'"
-            if td.dtype.kind == "b"
-            else f"expected scalar type Long but found {_scalar_name(target.dtype)}"
+            f"expected target dtype to be Long or Byte, but got {_scalar_name(target.dtype)}"
         )
-    return contig(td, dtype=np.int64).reshape(-1)
+    return contig(td).reshape(-1)
 
 
 def _rows(a, N, C, inner):
@@ -789,8 +787,6 @@ def pointwise_loss(
         else:
             b = b.to(a.dtype)
     ad, bd = a._data, b._data
-    if kind == BCE and ad.size and (np.any(ad < 0) or np.any(ad > 1) or np.any(ad != ad)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
 
     def bcast(t, nm):
         if t is None:
@@ -811,6 +807,10 @@ def pointwise_loss(
 
     w, hw = bcast(weight, "weight")
     pw, hp = bcast(pos_weight, "pos_weight")
+    if kind == BCE and ad.size:  # both, after the weights, as PyTorch (NaN fails too)
+        for arr, nm in ((ad, "input"), (bd, "target")):
+            if not (arr.min() >= 0 and arr.max() <= 1):
+                raise RuntimeError(f"all elements of {nm} should be between 0 and 1")
     le = np.empty_like(ad)
     pw_fwd(kind, ad, bd, float(p), w, pw, le)
     if red == NONE:

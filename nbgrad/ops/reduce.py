@@ -274,7 +274,8 @@ def iattr3(T, k):
 
 @njit(cache=True, error_model="numpy")
 def vjp_var(T, k, V):
-    """var: gx = g * 2 (x - mean) / (N - c); std: gx = g * (x - mean) / ((N - c) * std)."""
+    """var: gx = g * 2 (x - mean) / (N - c); std: gx = g * (x - mean) / ((N - c) * std),
+    0 where std is 0."""
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
@@ -294,7 +295,8 @@ def vjp_var(T, k, V):
     for i in range(numel(T, s_x)):
         o = offs[0]
         if is_std:
-            v = g[o] * (x[i] - m[o]) / (den * y[o])
+            # 0 where std is 0 (a constant group), as PyTorch's std_backward masks it
+            v = g[o] * (x[i] - m[o]) / (den * y[o]) if y[o] != 0 else 0.0
         else:
             v = g[o] * 2 * (x[i] - m[o]) / den
         if init:

@@ -136,12 +136,13 @@ def erf(x):
 
 @njit(**_inl)
 def floor(x):
-    return math.floor(x) if math.isfinite(x) else x
+    # a float result: math.floor returns an int64, which overflows from |x| >= 2**63
+    return np.floor(x)
 
 
 @njit(**_inl)
 def ceil(x):
-    return math.ceil(x) if math.isfinite(x) else x
+    return np.ceil(x)
 
 
 @njit(**_inl)

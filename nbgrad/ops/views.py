@@ -15,7 +15,7 @@ elements of the input's C-contiguous buffer.
 import numpy as np
 from numba import njit
 
-from nbgrad._array import contig
+from nbgrad._array import check_writable, contig
 
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import (
@@ -33,6 +33,7 @@ from ..backends.cpu.rowio import (
 from ..tensor import Tensor, _wrap_dim
 from .emit import emit
 from .registry import register
+from .viewbase import check, is_view, mark, same, write_back
 
 _V = "nbgrad.ops.views:"
 _FLAT = {
@@ -168,13 +169,13 @@ def _infer(shape, numel):
 
 def _flat(x, new_shape, name):
     out = x._data.reshape(new_shape)
-    return emit(_FLAT[name], out, (x,))
+    return mark(emit(_FLAT[name], out, (x,)), x, lambda t: _flat(t, new_shape, name))
 
 
 def reshape(x, shape, node=None):
     shape = _infer(as_shape(shape) if isinstance(shape, (tuple, list)) else (shape,), x._data.size)
     if shape == x._data.shape and not x._rg:
-        return Tensor._make(x._data, -1, False)
+        return mark(Tensor._make(x._data, -1, False), x, same)
     return _flat(x, shape, "view")
 
 
@@ -209,32 +210,34 @@ def clone(x):
     return emit(_FLAT["clone"], x._data.copy(), (x,))
 
 
-def _strided(x, view, name):
-    """Record `view` (a NumPy view of x's buffer) as a strided gather of x."""
+def _strided(x, view, name, take):
+    """Record `view` (a NumPy view of x's buffer) as a strided gather of x; the result is
+    a view of x (`take(x)` makes it again: viewbase.py)."""
     out = contig(view)
     if not (STATE.enabled and x._rg):
-        return Tensor._make(out, -1, False)
+        return mark(Tensor._make(out, -1, False), x, take, name == "expand")
     item = x._data.itemsize
     base = x._data.__array_interface__["data"][0]
     offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
     strides = tuple(s // item for s in view.strides)
-    return emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
+    y = emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
+    return mark(y, x, take, name == "expand")
 
 
 def t(x):
     if x._data.ndim < 2:
-        return _strided(x, x._data, "t")
-    return _strided(x, x._data.T, "t")
+        return _strided(x, x._data, "t", t)
+    return _strided(x, x._data.T, "t", t)
 
 
 def transpose(x, dim0, dim1):
     nd = x._data.ndim
     if nd == 0:
-        return x if not x._rg else _strided(x, x._data, "transpose")
+        return x if not x._rg else _strided(x, x._data, "transpose", same)
     d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     perm = list(range(nd))
     perm[d0], perm[d1] = perm[d1], perm[d0]
-    return _strided(x, x._data.transpose(perm), "transpose")
+    return _strided(x, x._data.transpose(perm), "transpose", lambda t: transpose(t, d0, d1))
 
 
 def permute(x, dims):
@@ -248,7 +251,7 @@ def permute(x, dims):
     w = [_wrap_dim(d, nd) for d in dims]
     if len(set(w)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _strided(x, x._data.transpose(w), "permute")
+    return _strided(x, x._data.transpose(w), "permute", lambda t: permute(t, w))
 
 
 def expand(x, sizes):
@@ -279,7 +282,8 @@ def expand(x, sizes):
                 f"sizes: {list(sh)}"
             )
         target.append(s)
-    return _strided(x, np.broadcast_to(x._data, tuple(target)), "expand")
+    target = tuple(target)
+    return _strided(x, np.broadcast_to(x._data, target), "expand", lambda t: expand(t, target))
 
 
 def _normalize_index(x, index):
@@ -345,7 +349,7 @@ def getitem(x, index):
         return getitem_advanced(x, index)
     index = _normalize_index(x, index)
     view = x._data[index]
-    return _strided(x, view, _index_node(index))
+    return _strided(x, view, _index_node(index), lambda t: getitem(t, index))
 
 
 def setitem(x, index, value):
@@ -353,12 +357,16 @@ def setitem(x, index, value):
     from .indexing import index_put, is_advanced
     from .pointwise import as_tensor_like, is_scalar
 
+    if is_view(x):  # its base is written too (viewbase.py): refuse what PyTorch refuses
+        check(x, index=index)
+
     if is_advanced(index):
         if not (STATE.enabled and (x._rg or (isinstance(value, Tensor) and value._rg))):
             from .indexing import flat_positions
 
             pos, _ = flat_positions(x, index)
             v = value._data if isinstance(value, Tensor) else value
+            check_writable(x._data)  # NumPy's refusal, not a ValueError taken for a shape's
             try:
                 x._data.reshape(-1)[pos.reshape(-1)] = np.broadcast_to(v, pos.shape).reshape(-1)
             except ValueError:
@@ -367,13 +375,15 @@ def setitem(x, index, value):
                     f"broadcast to indexing result of shape {list(pos.shape)}"
                 ) from None
             x._version += 1
+            if is_view(x):
+                write_back(x, False, index)
             return
         if x._leaf and x._rg:
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
             )
-        x._assign(index_put(x, index, value))
+        x._assign(index_put(x, index, value), index)
         return
     index = _normalize_index(x, index)
     v = value if isinstance(value, Tensor) else None
@@ -392,6 +402,8 @@ def setitem(x, index, value):
     if not (STATE.enabled and (x._rg or v._rg)):
         x._data[index] = v._data
         x._version += 1
+        if is_view(x):
+            write_back(x, False, index)
         return
     if x._leaf and x._rg:
         raise RuntimeError(
@@ -408,4 +420,4 @@ def setitem(x, index, value):
     vb = np.broadcast_to(v._data, view.shape)
     vst = tuple(s // item for s in vb.strides)
     attrs = (off if view.size else 0, nd) + view.shape + xst + vst
-    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs))
+    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs), index)

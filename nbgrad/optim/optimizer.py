@@ -5,6 +5,7 @@ import copy
 
 import numpy as np
 
+from .._array import check_writable
 from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..backends.cpu.memory import address
@@ -123,6 +124,8 @@ class Optimizer:
                 g = p._grad
                 if g is None:
                     continue
+                if not p.is_cuda:  # the kernel writes by address, where NumPy can't refuse
+                    check_writable(p._data)  # (checked before any state is created)
                 st = state.get(p)
                 if st is None:
                     st = state[p] = {}
@@ -237,6 +240,8 @@ def _addr(t, p):
     """Address of `t`'s array after checking it matches parameter `p` (the kernel writes
     through raw addresses, so a buffer of another dtype or size must never reach it)."""
     check_buffer(t, p)
+    if t is not p._grad:  # state buffers are written; the gradient is only read
+        check_writable(t._data)
     return address(t._data)
 
 

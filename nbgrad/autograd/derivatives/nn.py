@@ -130,8 +130,10 @@ def _var(row, g):
     x = row.x()
     dev = x - x.mean(dim=dims, keepdim=True) if dims else x - x
     gk = _keep_g(row, g, keep)
-    if is_std:
-        return (gk * dev / (row.y().reshape(keep) * den),)
+    if is_std:  # 0 where std is 0, as the first-order VJP (a safe divisor: no NaN paths)
+        y = row.y().reshape(keep)
+        zero = y.detach() == 0
+        return (where(zero, 0.0, gk * dev / (where(zero, 1.0, y) * den)),)
     return (gk * dev * 2.0 / den,)
 
 

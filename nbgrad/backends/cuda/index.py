@@ -247,8 +247,11 @@ def setitem(x, index, value):
     value's image, gives each written element the value position it takes. Recorded out of
     place when gradients flow; otherwise the result is stored into x."""
     from ...autograd.grad_mode import STATE
+    from ...ops import viewbase
     from ...ops.pointwise import is_scalar
 
+    if viewbase.is_view(x):  # its base is written too: refuse what PyTorch refuses
+        viewbase.check(x, index=index)
     index = _host_index(index)
     if isinstance(value, Tensor):
         v = _on_cuda(value)
@@ -269,7 +272,7 @@ def setitem(x, index, value):
         m = marker._data.reshape(-1)
         dpos = np.flatnonzero(m >= 0)
         r = put(x, v, dpos, m[dpos], 1.0, _ix.PUT["CopySlices"], False)
-    x._assign(r)
+    x._assign(r, index)
 
 
 def nonzero_tuple(cond):

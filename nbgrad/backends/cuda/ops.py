@@ -946,11 +946,12 @@ def pointwise_loss(kind, op, a, b, red, p, weight, pos_weight, name):
     if b.dtype is not a.dtype:
         b = cast(b, a.dtype)
     shape, n = a._data.shape, a._data.size
-    if kind == L.BCE and n:  # bounds checked on the host: two scalars come back
-        lo = _lines().amax(a.detach(), (), False, False).item()
-        hi = _lines().amax(a.detach(), (), False, True).item()
-        if lo < 0 or hi > 1 or hi != hi:
-            raise RuntimeError("all elements of input should be between 0 and 1")
+    if kind == L.BCE and n:  # bounds checked on the host: two scalars come back per tensor
+        for t, nm in ((a, "input"), (b, "target")):
+            lo = _lines().amax(t.detach(), (), False, False).item()
+            hi = _lines().amax(t.detach(), (), False, True).item()
+            if lo < 0 or hi > 1 or hi != hi or lo != lo:
+                raise RuntimeError(f"all elements of {nm} should be between 0 and 1")
     extra = []
     for t, nm in ((weight, "weight"), (pos_weight, "pos_weight")):
         if t is None:

@@ -15,6 +15,7 @@ from ...autograd.grad_mode import STATE
 from ...tape import (
     D_BYTES,
     D_SEQ,
+    MAXD,
     R_SEQ,
     S_ADDR,
     S_DT,
@@ -27,6 +28,7 @@ from ...tape import (
     SAVES_NONE,
     TAPE,
     _row_header,
+    too_many_dims,
 )
 
 CUDA_DT = 2
@@ -58,6 +60,8 @@ def _record(R, I, F, S, k, ipos, fpos, code, rdt, nout, nin, payload, fattrs, sa
 
 
 def set_slot(s, arr, rg, prod):
+    if arr.ndim > MAXD:
+        too_many_dims(arr.ndim)
     dt = _DT.get(arr.dtype.char, 1)
     _set_slot(TAPE.S, s, arr.address, np.array(arr.shape, np.int64), dt, rg, prod)
 

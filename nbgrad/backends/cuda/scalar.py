@@ -3,8 +3,8 @@
 Made from the same Python definitions as the CPU ones (`ops/scalar.py`, through each
 njit function's `py_func`), compiled with `cuda.jit(device=True)`. Only the functions
 whose CPU version calls CPU-only code (the vectorisable polynomials of
-`backends/cpu/vmath.py`, `np.rint`), and `sign`, get a device definition here, using
-CUDA's libdevice through `math`.
+`backends/cpu/vmath.py`, `np.rint`, `np.floor`, `np.ceil`), and `sign`, get a device
+definition here, using CUDA's libdevice through `math`.
 """
 
 import math
@@ -53,12 +53,31 @@ def rint(x):
 
 
 @_dev
+def floor(x):
+    return math.floor(x)  # libdevice's floor: a float result, as on the CPU (np.floor)
+
+
+@_dev
+def ceil(x):
+    return math.ceil(x)
+
+
+@_dev
 def sign(x):
     # the CPU form subtracts booleans, which the simulator's NumPy scalars refuse
     return 1.0 if x > 0 else (-1.0 if x < 0 else (0.0 if x == 0 else x))
 
 
-_OWN = {"exp": exp, "log": log, "tanh": tanh, "sigmoid": sigmoid, "rint": rint, "sign": sign}
+_OWN = {
+    "exp": exp,
+    "log": log,
+    "tanh": tanh,
+    "sigmoid": sigmoid,
+    "rint": rint,
+    "sign": sign,
+    "floor": floor,
+    "ceil": ceil,
+}
 DEVICE = {n: _OWN.get(n) or _dev(getattr(_cpu, n).py_func) for n in _cpu.NAMES}
 globals().update(DEVICE)
 NAMES = _cpu.NAMES

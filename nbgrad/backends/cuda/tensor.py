@@ -11,7 +11,9 @@ import numpy as np
 from ... import _dtype
 from ...autograd.grad_mode import STATE
 from ...ops import elementwise as ew
+from ...ops import viewbase as _vb
 from ...ops.views import _infer, as_shape
+from ...tape import MAXD, too_many_dims
 from ...tensor import Tensor, _wrap_dim
 from . import ops
 from . import runtime as rt
@@ -40,6 +42,8 @@ class CudaTensor(Tensor):
 
     @staticmethod
     def _make(data, slot, rg):
+        if data.ndim > MAXD:
+            too_many_dims(data.ndim)
         t = object.__new__(CudaTensor)
         t._data = data
         t._slot = slot
@@ -145,17 +149,19 @@ class CudaTensor(Tensor):
         return self.fill_(0.0)
 
     def fill_(self, value):
-        self._check_inplace()
+        self._check_inplace(fill=True)
         v = value.item() if isinstance(value, Tensor) else value
+        if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
+            return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         d = self._data
         ops.launch(ops._kernels().fill, d.size, d.flat, d.dtype.type(v))
         self._version += 1
         return self
 
-    def _assign(self, result):
+    def _assign(self, result, index=None):
         """Make this tensor hold `result`: rebound when it records, else stored in place."""
         if result._rg:
-            return Tensor._assign(self, result)
+            return Tensor._assign(self, result, index)
         if result._data.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
@@ -163,6 +169,8 @@ class CudaTensor(Tensor):
             )
         ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
         self._version += 1
+        if _vb.is_view(self):  # a view: its base sees the write
+            _vb.write_back(self, False, index)
         return self
 
     def _inplace(self, name, other):
@@ -607,6 +615,7 @@ for _n in ("long", "int", "bool"):
         ),
     )
 _ = (np, STATE)
+_vb.wrap_cuda_views(CudaTensor)  # in-place writes to their results reach the base
 
 
 def check_device(dev):

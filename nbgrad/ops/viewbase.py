@@ -1,0 +1,279 @@
+"""In-place writes through a view reach its base, as in PyTorch.
+
+nbgrad's storage is always C-contiguous, so a view whose elements are not contiguous in
+its base (a column `x[:, 0]`, a transpose) is a copy, and under autograd an in-place op
+rebinds the tensor it is applied to instead of mutating it. Either way the base would not
+see the write. So a view remembers where it came from: `_aux[3]` holds
+
+    (base, take, may_overlap, multi)
+
+where `take(t)` applies the same view op to any tensor `t` of the base's shape,
+`may_overlap` whether an `expand`
+is on the way (several elements of the view may then be one element of the base), and
+`multi` names the output of an op returning several views (unbind, split, chunk), which
+PyTorch does not let autograd modify in place.
+
+After an in-place change of a view (`write_back`), its new values go to the *root* (the
+first base that is not itself a view) at the view's positions there, found by applying
+the chain of `take`s to an arange over the root's shape:
+
+* outside autograd, stored into the root's buffer (nothing to do when every link shares
+  memory: the write already happened there);
+* when the change was recorded, or the root takes part in a graph, as a recorded `put`
+  (CopySlices, as PyTorch) that the root is rebound to, so gradients see the write.
+
+Other views taken earlier from the same root that are copies keep their old values
+(PyTorch's views would see the write): read a view again after writing through another.
+"""
+
+import numpy as np
+
+from .._array import check_writable
+from ..autograd.grad_mode import STATE
+from ..tensor import Tensor
+
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def mark(out, base, take, overlap=False, multi=None):
+    """Record that `out` (a fresh Tensor) is a view of `base` taken by `take` (kept cheap:
+    every view op calls it; what a write needs is worked out when one happens)."""
+    a = base._aux
+    if a is not None and a[3] is not None and a[3][2]:
+        overlap = True
+    out._aux = [None, False, 0, (base, take, overlap, multi)]
+    return out
+
+
+def shares(t):
+    """Whether view t's buffer is its base's memory (a write to it is already there)."""
+    base = t._aux[3][0]
+    d, b = t._data, base._data
+    return type(d) is np.ndarray and type(b) is np.ndarray and np.may_share_memory(d, b)
+
+
+def same(t):
+    return t
+
+
+def alias(t, out):
+    """`out` shares t's buffer (detach, .data): a view of t if t is a view, so writes to
+    it reach t's base as PyTorch's do."""
+    a = t._aux
+    if a is not None and a[3] is not None:
+        mark(out, t, same)
+    return out
+
+
+def is_view(t):
+    a = t._aux
+    return a is not None and a[3] is not None
+
+
+def _chain(t):
+    """The root of t's views and the takes from the root down to t."""
+    takes = []
+    node = t
+    while True:
+        a = node._aux
+        info = a[3] if a is not None else None
+        if info is None:
+            return node, takes[::-1]
+        takes.append(info[1])
+        node = info[0]
+
+
+def _positions(t, root, takes):
+    """Flat positions in `root` of t's elements (row-major over t's shape)."""
+    shape = root._data.shape
+    pos = Tensor._make(np.arange(int(np.prod(shape, dtype=np.int64))).reshape(shape), -1, False)
+    try:
+        for take in takes:
+            pos = take(pos)
+    except (IndexError, RuntimeError):
+        pos = None
+    if pos is None or pos._data.shape != t._data.shape:
+        raise RuntimeError(
+            "the base of this view changed shape since the view was taken (`.data` was "
+            "assigned?); an in-place write through the view cannot reach it"
+        )
+    return np.ascontiguousarray(pos._data, np.int64).reshape(-1)
+
+
+def check(t, fill=False, index=None):
+    """Refuse, before anything is written, an in-place write through view `t` that PyTorch
+    refuses (a view of a leaf that requires grad; overlapping elements, except for a fill,
+    which writes one value to them all; with `index`, only the elements `t[index]` are
+    written) or that would land in read-only memory."""
+    multi = t._aux[3][3]
+    if multi is not None and t._rg and STATE.enabled:
+        raise RuntimeError(
+            f"Output {multi[1]} of {multi[0]} is a view and is being modified inplace. This "
+            "view is the output of a function that returns multiple views. Such functions do "
+            "not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
+        )
+    node = t
+    while True:
+        a = node._aux
+        info = a[3] if a is not None else None
+        if info is None:
+            break
+        base = info[0]
+        if base._rg and STATE.enabled and base._leaf:
+            raise RuntimeError(_LEAF_VIEW)
+        if not base.is_cuda:
+            check_writable(base._data)
+        node = base
+    if t._aux[3][2] and not fill:
+        root, takes = _chain(t)
+        pos = _positions(t, root, takes)
+        if index is not None:
+            pos = pos.reshape(t._data.shape)[_host(index)].reshape(-1)
+        if np.unique(pos).size < pos.size:
+            raise RuntimeError(_OVERLAP)
+
+
+def _host(index):
+    """A tensor index as NumPy indexes an array of positions (tensors as host arrays)."""
+    items = index if isinstance(index, tuple) else (index,)
+    out = []
+    for i in items:
+        if isinstance(i, Tensor):
+            i = i._data.host() if i.is_cuda else i._data
+        elif isinstance(i, list):
+            i = np.asarray(i)
+        out.append(i)
+    return tuple(out) + (Ellipsis,) if not any(i is Ellipsis for i in out) else tuple(out)
+
+
+def write_back(t, recorded, index=None):
+    """`t`, a view, changed in place (`recorded`: as a recorded op; `index`: only t[index]
+    changed): its base sees it."""
+    root, takes = _chain(t)
+    record = STATE.enabled and (recorded or root._rg) and not _through_alias(takes)
+    if not record and _all_share(t):
+        return  # the write is already in the root's memory, and counted on its storage
+    pos = _positions(t, root, takes)
+    src = np.arange(pos.size, dtype=np.int64)
+    if index is not None:  # only what changed (an expanded view's other copies are stale)
+        src = src.reshape(t._data.shape)[_host(index)].reshape(-1)
+        pos = pos[src]
+    if record or root.is_cuda:
+        from .indexing import put
+
+        root._assign(put(root, t, pos, src, "CopySlices"))
+    else:
+        root._data.reshape(-1)[pos] = t._data.reshape(-1)[src]
+        root._version += 1
+
+
+def _through_alias(takes):
+    """Whether a detach() or .data link is on the way: a write through it is not seen by
+    autograd (PyTorch writes the shared memory and counts a version, nothing more)."""
+    return any(take is same for take in takes)
+
+
+def _all_share(t):
+    node = t
+    while True:
+        a = node._aux
+        if a is None or a[3] is None:
+            return True
+        if not shares(node):
+            return False
+        node = a[3][0]
+
+
+def store(t, values):
+    """Set view `t` to the constant `values` (an array of t's shape; fill_, zero_, copy_ of
+    a constant) and pass it to its base. In a graph, `t` is rebound to the constant rather
+    than written (its old buffer may be the base's recorded value)."""
+    root, takes = _chain(t)
+    if t.is_cuda:
+        from ..backends.cuda.tensor import from_host
+
+        const = from_host(np.ascontiguousarray(values, t._data.dtype))
+    if STATE.enabled and (t._rg or root._rg) and not _through_alias(takes):
+        from ..tape import TAPE
+
+        if t._slot >= 0:
+            TAPE.release(t._slot)
+        data = const._data if t.is_cuda else np.array(values, t._data.dtype)
+        t._data, t._slot, t._rg = data, -1, False
+        t._version += 1
+        write_back(t, True)
+        return t
+    if t.is_cuda:
+        return t._assign(const)  # stored on the device, then passed on (write_back)
+    np.copyto(t._data, values, casting="unsafe")
+    t._version += 1
+    write_back(t, False)
+    return t
+
+
+# -- CUDA tensors: their view methods compute on the device, so they are wrapped here --------
+_CUDA_VIEWS = (
+    "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
+    "transpose", "t", "expand", "expand_as", "narrow", "movedim", "moveaxis",
+)  # fmt: skip
+_CUDA_MULTI = {"split": "Split", "chunk": "Split", "unbind": "Unbind"}
+
+
+def _cuda_view(name, fn):
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        take = lambda t: getattr(t, name)(*args, **kwargs)  # noqa: E731 (on host positions)
+        return mark(out, self, take, name in ("expand", "expand_as"))
+
+    method.__name__ = name
+    return method
+
+
+def _cuda_multi(name, fn):
+    def method(self, *args, **kwargs):
+        outs = fn(self, *args, **kwargs)
+        kind = _CUDA_MULTI[name]
+        if name == "split" and not isinstance(args[0] if args else 0, int):
+            kind = "SplitWithSizes"
+        for i, o in enumerate(outs):
+            take = lambda t, i=i: getattr(t, name)(*args, **kwargs)[i]  # noqa: E731
+            mark(o, self, take, multi=(kind, i))
+        return outs
+
+    method.__name__ = name
+    return method
+
+
+def _cuda_getitem(fn):
+    def __getitem__(self, index):
+        from .indexing import is_advanced
+
+        out = fn(self, index)
+        if is_advanced(index):
+            return out
+        return mark(out, self, lambda t: t[index])
+
+    return __getitem__
+
+
+def wrap_cuda_views(cls):
+    """Make the view methods of the CUDA tensor class `cls` return views (see above)."""
+    for name in _CUDA_VIEWS:
+        setattr(cls, name, _cuda_view(name, getattr(cls, name)))
+    for name in _CUDA_MULTI:
+        setattr(cls, name, _cuda_multi(name, getattr(cls, name)))
+    cls.__getitem__ = _cuda_getitem(cls.__getitem__)
+    for prop in ("T", "mT"):
+        get = getattr(cls, prop).fget
+        setattr(cls, prop, property(lambda self, g=get, p=prop: mark(g(self), self, _attr(p))))
+    cls.detach = lambda self, d=cls.detach: alias(self, d(self))
+    cls.data = property(lambda self, g=cls.data.fget: alias(self, g(self)), cls.data.fset)
+
+
+def _attr(name):
+    return lambda t: getattr(t, name)
