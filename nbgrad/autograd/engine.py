@@ -130,10 +130,7 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         try:
             if freed >= 0:
                 raise RuntimeError(SECOND_BACKWARD)
-            with interruptible():  # compiling may take seconds
-                dispatch.ensure(
-                    [(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE]
-                )
+            dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
         except BaseException:
             T.gaddr[used] = 0
             raise

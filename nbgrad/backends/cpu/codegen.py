@@ -20,6 +20,7 @@ import sys
 import threading
 
 from ... import _cache
+from ..._atomic import deferred
 from ...ops import elementwise as ew
 from ...ops import registry
 from ...ops.scalar import NAMES as SCALAR_NAMES
@@ -307,13 +308,13 @@ def load_module(name, source):
     process tens of milliseconds before its first op.
 
     A module is handed out only once its code ran to the end: another thread asking
-    meanwhile waits for it, and one stopped part way (Ctrl-C while Numba compiles, an
-    error) is dropped, so the next call loads it afresh instead of finding its names
-    missing forever."""
+    meanwhile waits for it, Ctrl-C is held back until it is loaded (Numba's own state is
+    not safe to interrupt mid-compile either), and one stopped part way by an error is
+    dropped, so the next call loads it afresh instead of finding its names missing."""
     mod = _LOADED.get(name)
     if mod is not None:
         return mod
-    with _LOAD_LOCK:
+    with _LOAD_LOCK, deferred():  # Ctrl-C waits for the compile (a few seconds at most)
         mod = _LOADED.get(name)
         if mod is None:
             mod = _load(name, source)
