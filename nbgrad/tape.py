@@ -368,18 +368,17 @@ class Tape:
     @contextlib.contextmanager
     def pin(self):
         """Keep row numbers stable (no compaction) while Python walks a list of rows; the
-        walk holds the lock, so other threads' rows cannot come in between."""
-        with self.guard():
-            with deferred():
-                self.pinned += 1
+        walk holds the lock, so other threads' rows cannot come in between, and Ctrl-C
+        waits for its end (user code inside lifts that: `_atomic.interruptible`)."""
+        with self.guard(), deferred():
+            self.pinned += 1
             try:
                 yield
             finally:
-                with deferred():
-                    self.pinned -= 1
-                    if not self.pinned and self.R.shape[0] > self.base_rows:
-                        self.collect()  # the tape grew while pinned: give the room back
-                        self._shrink()
+                self.pinned -= 1
+                if not self.pinned and self.R.shape[0] > self.base_rows:
+                    self.collect()  # the tape grew while pinned: give the room back
+                    self._shrink()
 
     def _shrink(self):
         rows = self.R.shape[0]

@@ -353,8 +353,8 @@ def backward(
         _backward_graph(outputs, grads, retain, ins)
         return
     # under the lock: the slots of the result still name the same leaves, and .grad
-    # accumulation is not interleaved with another thread's
-    with TAPE.guard():
+    # accumulation is not interleaved with another thread's; Ctrl-C comes after it
+    with TAPE.guard(), deferred():
         if inputs is not None:
             ins = _tuple(inputs)
             if not ins:
