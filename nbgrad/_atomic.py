@@ -27,9 +27,9 @@ _get_ident = threading.get_ident
 
 
 class _State:
-    depth = 0  # nesting of deferred() in the main thread
-    prev = None  # the handler deferred() replaced (None: nothing replaced)
-    pending = None  # (signum, frame) of a signal noted while deferred
+    installed = False  # whether _note is SIGINT's handler now
+    prev = None  # the handler it replaced (to put back and to deliver to)
+    pending = None  # (signum, frame) of a signal noted meanwhile
 
 
 _S = _State()
@@ -39,39 +39,37 @@ def _note(signum, frame):
     _S.pending = (signum, frame)
 
 
-def _deliver():
+def _deliver(handler):
     """Give a noted signal to the handler it was meant for (raises KeyboardInterrupt)."""
     p, _S.pending = _S.pending, None
-    if p is not None and _S.prev is not None:
-        _S.prev(*p)
+    if p is not None:
+        handler(*p)
 
 
 class deferred:
     """`with deferred():` -- SIGINT arriving inside is raised when the block is left."""
 
-    __slots__ = ()
+    __slots__ = ("outer",)
 
     def __enter__(self):
-        if _get_ident() != _MAIN:
+        self.outer = False  # (False: this block installed nothing)
+        if _get_ident() != _MAIN or _S.installed:
             return self
-        if _S.depth == 0:
-            prev = _signal.getsignal(_SIGINT)
-            if callable(prev) and prev is not _note:
-                _signal.signal(_SIGINT, _note)
-                _S.prev = prev
-        _S.depth += 1
+        prev = _signal.getsignal(_SIGINT)
+        if callable(prev) and prev is not _note:
+            self.outer = (_S.prev,)
+            _signal.signal(_SIGINT, _note)
+            _S.prev, _S.installed = prev, True
         return self
 
     def __exit__(self, *exc):
-        if _get_ident() != _MAIN:
+        if self.outer is False:
             return False
-        _S.depth -= 1
-        if _S.depth == 0 and _S.prev is not None:
-            _signal.signal(_SIGINT, _S.prev)
-            try:
-                _deliver()
-            finally:
-                _S.prev = None
+        real = _S.prev
+        _S.installed = False  # (state first: from the next line on, `real` may raise)
+        (_S.prev,) = self.outer
+        _signal.signal(_SIGINT, real)
+        _deliver(real)
         return False
 
 
@@ -81,13 +79,15 @@ class interruptible:
     __slots__ = ("live",)
 
     def __enter__(self):
-        self.live = _get_ident() == _MAIN and _S.depth > 0 and _S.prev is not None
+        self.live = _get_ident() == _MAIN and _S.installed
         if self.live:
-            _deliver()  # one noted before: raised here, still deferred for the cleanup
+            _deliver(_S.prev)  # one noted before: raised here, still deferred for the cleanup
+            _S.installed = False
             _signal.signal(_SIGINT, _S.prev)
         return self
 
     def __exit__(self, *exc):
         if self.live:
             _signal.signal(_SIGINT, _note)
+            _S.installed = True
         return False

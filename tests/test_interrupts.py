@@ -231,3 +231,30 @@ print(first, clean, retry, fresh_graphs_right(), gone, mod.B == 2)
 
 def test_errors_in_a_pass_or_a_module_leave_no_trace():
     assert _run(ERRORS) == ["raised", "True", "True", "True", "True", "True"]
+
+
+NESTING = """
+import signal
+from nbgrad._atomic import deferred, interruptible
+got = []
+try:
+    with deferred():
+        signal.raise_signal(signal.SIGINT)
+        got.append("inside")
+except KeyboardInterrupt:
+    got.append("after")
+try:  # user code inside a deferred step is interruptible; a step inside it defers again
+    with deferred():
+        with interruptible():
+            with deferred():
+                signal.raise_signal(signal.SIGINT)
+                got.append("inner")
+            got.append("skipped")
+except KeyboardInterrupt:
+    got.append("raised")
+print(*got, signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+"""
+
+
+def test_deferred_and_interruptible_nest():
+    assert _run(NESTING) == ["inside", "after", "inner", "raised", "True"]
