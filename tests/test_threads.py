@@ -245,3 +245,44 @@ print(cross, np.allclose(w.grad.numpy(), N * M * 2 * a))
 
 def test_graphs_and_leaves_shared_across_threads():
     assert _run(SHARED) == ["True", "True"]
+
+
+TRACE = (
+    GRAPHS
+    + """
+# one thread traces a compiled function (its hooks are process-wide) while others run
+# eager graphs, read values and differentiate: neither sees the other
+@torch.compile
+def grad_of_loss(x, w):
+    loss = ((x * w).tanh() ** 2).mean()
+    return torch.autograd.grad(loss, w)[0]
+
+rng = np.random.default_rng(2)
+xs, ws = rng.standard_normal((3, 8)), rng.standard_normal((3, 8))
+
+def expected(x, w):
+    t = np.tanh(x * w)
+    return 2 * t * (1 - t * t) * x / x.size
+
+want = {s: graph(s) for s in range(8)}
+bad = []
+
+def eager():
+    for s in range(8):
+        got = graph(s)
+        float(torch.tensor(got[0]).sum())  # a value read (hooked while tracing)
+        if not check(got, want[s]):
+            bad.append(s)
+
+ts = [threading.Thread(target=eager) for _ in range(2)]
+[t.start() for t in ts]
+res = [grad_of_loss(torch.tensor(x), torch.tensor(w, requires_grad=True)) for x, w in zip(xs, ws)]
+[t.join() for t in ts]
+ok = all(np.allclose(r.numpy(), expected(x, w)) for r, x, w in zip(res, xs, ws))
+print(ok, len(bad))
+"""
+)
+
+
+def test_tracing_in_one_thread_leaves_others_alone():
+    assert _run(TRACE) == ["True", "0"]
