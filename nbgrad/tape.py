@@ -375,10 +375,14 @@ class Tape:
             try:
                 yield
             finally:
-                self.pinned -= 1
-                if not self.pinned and self.R.shape[0] > self.base_rows:
-                    self.collect()  # the tape grew while pinned: give the room back
-                    self._shrink()
+                self.unpin()
+
+    def unpin(self):
+        """End a pinned stretch (callers hold the lock, Ctrl-C deferred)."""
+        self.pinned -= 1
+        if not self.pinned and self.R.shape[0] > self.base_rows:
+            self.collect()  # the tape grew while pinned: give the room back
+            self._shrink()
 
     def _shrink(self):
         rows = self.R.shape[0]

@@ -146,13 +146,13 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         result = _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
         done = True
     finally:
-        T.pinned -= 1
         # freed only after a whole pass: one stopped by an error or Ctrl-C leaves the graph
         # as it was (a retry works) rather than half freed
         freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, done and not retain_graph)
         if freed_rows.size:
             _free(freed_rows)
         T.arena = arena  # kept for the next pass (results were copied out of it)
+        T.unpin()  # (after `rows` was used: a custom backward that grew the tape compacts it)
     return result
 
 
