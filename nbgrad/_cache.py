@@ -10,6 +10,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import numba
@@ -79,12 +80,23 @@ if not _writable(DIR):
     DIR.mkdir(parents=True, exist_ok=True)
 
 
+_DIR_USERS = [0, None]  # threads inside numba_cache_dir(), the setting it replaced
+_DIR_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def numba_cache_dir():
-    """Point Numba's cache at DIR while nbgrad's kernels are being defined."""
-    old = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(DIR / "numba")
+    """Point Numba's cache at DIR while nbgrad's kernels are being defined. Counted, so
+    that threads overlapping in it put back the user's setting, not each other's."""
+    with _DIR_LOCK:
+        if _DIR_USERS[0] == 0:
+            _DIR_USERS[1] = numba.config.CACHE_DIR
+            numba.config.CACHE_DIR = str(DIR / "numba")
+        _DIR_USERS[0] += 1
     try:
         yield
     finally:
-        numba.config.CACHE_DIR = old
+        with _DIR_LOCK:
+            _DIR_USERS[0] -= 1
+            if _DIR_USERS[0] == 0:
+                numba.config.CACHE_DIR = _DIR_USERS[1]

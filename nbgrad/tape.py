@@ -18,11 +18,14 @@ freeing a graph is one vectorised assignment); the VJP reads them by address.
 """
 
 import contextlib
+import threading
 import weakref
 
 import numpy as np
 from numba import carray, njit, types
 
+from ._atomic import deferred
+from ._mt import CRITICAL, MT, register
 from .backends.cpu.extern import export
 from .backends.cpu.memory import _voidptr, address
 
@@ -240,9 +243,18 @@ def _gc(R, I, F, S, n, live_slot):
 
 
 class Tape:
-    """The process-wide tape. Not thread-safe: one thread records at a time, as in eager code."""
+    """The process-wide tape, shared by all threads.
+
+    `lock` (re-entrant) makes each change of it one step for other threads: appending a
+    row together with its saved values, taking a slot, growing and compacting, and a whole
+    backward pass (which also owns the per-pass scratch: `gaddr`, `ginit`, `mark`, `arena`).
+    Per-op changes take it only once several threads use nbgrad (`_mt.py`). Changes of
+    several arrays also run under `deferred()`, so that Ctrl-C cannot split them
+    (`_atomic.py`). Tensors give up their slots without it (`handles[s] -= 1` is one step
+    under the GIL; a collection reads a snapshot of the counts)."""
 
     def __init__(self, rows=4096, slots=4096):
+        self.lock = threading.RLock()
         self.R = np.zeros((rows, RW), np.int64)
         self.base_rows = rows
         self.I = np.zeros(rows * 8, np.int64)
@@ -274,6 +286,12 @@ class Tape:
 
     # -- slots ---------------------------------------------------------------------
     def new_slot(self):
+        if MT.on:
+            with self.lock:
+                return self._take_slot()
+        return self._take_slot()
+
+    def _take_slot(self):
         if not self.free:
             self._grow_slots()
         s = self.free.pop()
@@ -288,11 +306,19 @@ class Tape:
             from .backends.cuda.record import leaf_slot
 
             return leaf_slot(t)
-        s = self.new_slot()
+        if MT.on:
+            with self.lock:
+                if t._slot >= 0:  # another thread gave it one meanwhile
+                    return t._slot
+                return self._leaf_slot(t)
+        return self._leaf_slot(t)
+
+    def _leaf_slot(self, t):
+        s = self._take_slot()
         _set_slot(self.S, s, t._data, t.dtype.code, 1 if t.requires_grad else 0, -1)
-        t._slot = s
         if t.requires_grad:
             self.watch[s] = weakref.ref(t)
+        t._slot = s
         return s
 
     def release(self, s):
@@ -301,76 +327,112 @@ class Tape:
     def _grow_slots(self):
         old = self.S.shape[0]
         new = old * 2
-        self.S = np.concatenate([self.S, np.zeros((new - old, SW), np.int64)])
-        self._describe()
-        self.handles.extend([0] * (new - old))
-        self.free.extend(range(new - 1, old - 1, -1))
-        self.gaddr = np.zeros(new, np.int64)
-        self.ginit = np.zeros(new, np.uint8)
-        self.mark = np.zeros(new, np.uint8)
+        S = np.concatenate([self.S, np.zeros((new - old, SW), np.int64)])
+        # the scratch keeps its contents: a custom Function's backward may record (and so
+        # grow the table) in the middle of a sweep that holds gradients in it
+        gaddr, ginit, mark = (_grown(a, new) for a in (self.gaddr, self.ginit, self.mark))
+        with deferred():  # built aside, swapped in as one step
+            self.S, self.gaddr, self.ginit, self.mark = S, gaddr, ginit, mark
+            self._describe()
+            self.handles.extend([0] * (new - old))
+            self.free.extend(range(new - 1, old - 1, -1))
+
+    def push_scratch(self):
+        """A backward pass inside another (a custom Function's backward calling backward)
+        gets zeroed scratch of its own; returns the outer pass's, for `pop_scratch`."""
+        outer = self.gaddr, self.ginit, self.mark
+        n = self.S.shape[0]
+        self.gaddr, self.ginit, self.mark = (np.zeros(n, a.dtype) for a in outer)
+        return outer
+
+    def pop_scratch(self, outer):
+        n = self.S.shape[0]  # the table may have grown during the inner pass
+        self.gaddr, self.ginit, self.mark = (_grown(a, n) for a in outer)
 
     # -- rows ----------------------------------------------------------------------
+    def guard(self):
+        """The lock, for a pass that is not per op: `with TAPE.guard():` (see `_mt.py`)."""
+        register()
+        return self.lock
+
     def reserve(self, nint, nfloat):
         """Make room for one row before recording it (collect garbage or grow)."""
-        if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
-            if self.fpos + nfloat <= self.F.size and self.desc[D_BYTES] <= self.desc[D_BLIM]:
-                return
-        self.desc[D_BYTES] = 0
-        if not self.pinned:
-            self.collect()
-        while self.n >= self.R.shape[0] // 2:
-            self._grow_rows()
-        while self.ipos + nint > self.I.size // 2:
-            self.I = np.concatenate([self.I, np.zeros_like(self.I)])
-        while self.fpos + nfloat > self.F.size // 2:
-            self.F = np.concatenate([self.F, np.zeros_like(self.F)])
-        self._describe()
+        with self.guard():
+            if self.n < self.R.shape[0] and self.ipos + nint <= self.I.size:
+                if self.fpos + nfloat <= self.F.size and self.desc[D_BYTES] <= self.desc[D_BLIM]:
+                    return
+            self.desc[D_BYTES] = 0
+            if not self.pinned:
+                self.collect()
+            rows, ni, nf = self.R.shape[0], self.I.size, self.F.size
+            while self.n >= rows // 2:
+                rows *= 2
+            while self.ipos + nint > ni // 2:
+                ni *= 2
+            while self.fpos + nfloat > nf // 2:
+                nf *= 2
+            self._resize(rows, _grown(self.I, ni), _grown(self.F, nf))
 
-    def _grow_rows(self):
-        self.R = np.concatenate([self.R, np.zeros_like(self.R)])
-        saved = np.empty(self.R.shape[0], object)
-        saved[: self.n] = self.saved[: self.n]
-        self.saved = saved
+    def _resize(self, rows, I, F):  # noqa: E741 - the tape's name
+        """Swap in row arrays of `rows` rows (and the given I, F) as one step."""
+        R, saved = self.R, self.saved
+        if rows != R.shape[0]:
+            R = R[:rows].copy() if rows < R.shape[0] else _grown(R, rows)
+            saved = np.empty(rows, object)
+            saved[: self.n] = self.saved[: self.n]
+        with deferred():
+            self.R, self.saved, self.I, self.F = R, saved, I, F
+            self._describe()
 
     @contextlib.contextmanager
     def pin(self):
-        """Keep row numbers stable (no compaction) while Python walks a list of rows."""
-        self.pinned += 1
-        try:
-            yield
-        finally:
-            self.pinned -= 1
-            if not self.pinned and self.R.shape[0] > self.base_rows:
-                self.collect()  # the tape grew while pinned: give the room back
-                self._shrink()
+        """Keep row numbers stable (no compaction) while Python walks a list of rows; the
+        walk holds the lock, so other threads' rows cannot come in between, and Ctrl-C
+        waits for its end (user code inside lifts that: `_atomic.interruptible`)."""
+        with self.guard(), deferred():
+            self.pinned += 1
+            try:
+                yield
+            finally:
+                self.unpin()
+
+    def unpin(self):
+        """End a pinned stretch (callers hold the lock, Ctrl-C deferred)."""
+        self.pinned -= 1
+        if not self.pinned and self.R.shape[0] > self.base_rows:
+            self.collect()  # the tape grew while pinned: give the room back
+            self._shrink()
 
     def _shrink(self):
         rows = self.R.shape[0]
         while rows > self.base_rows and self.n < rows // 4:
             rows //= 2
         if rows < self.R.shape[0]:
-            self.R = self.R[:rows].copy()
-            saved = np.empty(rows, object)
-            saved[: self.n] = self.saved[: self.n]
-            self.saved = saved
-            self._describe()
+            self._resize(rows, self.I, self.F)
 
     def collect(self):
         """Drop rows no live tensor can reach and recycle their slots."""
-        live = (np.array(self.handles, dtype=np.int64) > 0).view(np.uint8)
-        kept, self.ipos, self.fpos = _gc(self.R, self.I, self.F, self.S, self.n, live)
-        m = kept.size
-        self.saved[:m] = self.saved[kept]
-        self.saved[m : self.n] = None
-        self.n = m
-        self.free = np.flatnonzero(live == 0)[::-1].tolist()
-        for s in [s for s in self.watch if not live[s]]:
-            del self.watch[s]
+        with self.guard(), deferred():
+            live = (np.array(self.handles, dtype=np.int64) > 0).view(np.uint8)
+            kept, self.ipos, self.fpos = _gc(self.R, self.I, self.F, self.S, self.n, live)
+            m = kept.size
+            self.saved[:m] = self.saved[kept]
+            self.saved[m : self.n] = None
+            self.n = m
+            self.free = np.flatnonzero(live == 0)[::-1].tolist()
+            for s in [s for s in list(self.watch) if not live[s]]:
+                self.watch.pop(s, None)
 
     def record_small(self, code, dt, s, out_arr, nin, in0, in1, nf, f0, saved):
         """The common row (see `_append_small`) for the new output slot `s`."""
         saves = SAVES_NONE if saved is None else SAVES_LIVE
         args = (code, dt, s, out_arr, nin, in0, in1, nf, f0, saves)
+        if MT.on:
+            with self.lock:
+                return self._append_small(args, saved)
+        return self._append_small(args, saved)
+
+    def _append_small(self, args, saved):
         k = record_small_at_end(self.desc_addr, *args)
         if k < 0:
             self.reserve(3, 1)
@@ -394,15 +456,34 @@ class Tape:
         fa = np.array(fattrs, np.float64) if len(fattrs) else _NO_FLOATS
         saves = SAVES_NONE if saved is None else SAVES_LIVE
         args = (code, dt, len(outs), nin, payload, fa, out_arr, saves)
+        if MT.on:
+            with self.lock:
+                return self._append(args, payload.size, fa.size, saved)
+        return self._append(args, payload.size, fa.size, saved)
+
+    def _append(self, args, nint, nfloat, saved):
         k = record_at_end(self.desc_addr, *args)
         if k < 0:
-            self.reserve(payload.size, fa.size)
+            self.reserve(nint, nfloat)
             k = record_at_end(self.desc_addr, *args)
         self.saved[k] = saved
         return k
 
 
+# the first thread runs these without the lock until a second one uses nbgrad (_mt.py)
+CRITICAL.update(
+    getattr(f, "__wrapped__", f).__code__ for f in vars(Tape).values() if hasattr(f, "__code__")
+)
 _NO_FLOATS = np.zeros(0, np.float64)
+
+
+def _grown(a, n):
+    """`a` with its first axis extended to `n` entries by zeros (or `a` if that long)."""
+    if a.shape[0] >= n:
+        return a
+    b = np.zeros((n,) + a.shape[1:], a.dtype)
+    b[: a.shape[0]] = a
+    return b
 
 
 TAPE = Tape()

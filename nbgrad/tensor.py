@@ -85,7 +85,10 @@ class Tensor:
         raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
 
     def __del__(self):
-        s = self._slot
+        try:
+            s = self._slot
+        except AttributeError:  # Ctrl-C came before the op that made it set its fields
+            return
         if s >= 0:
             try:
                 TAPE.handles[s] -= 1

@@ -17,6 +17,7 @@ Gradient requests are caught at `autograd.engine._run` (the one pass behind `bac
 """
 
 import sys
+import threading
 import weakref
 
 import numpy as np
@@ -109,6 +110,11 @@ class _Hooks:
     def __enter__(self):
         hooks = self
         T = TAPE
+        owner = self.owner = threading.get_ident()
+
+        def mine():  # another thread's calls pass through the hooks as if untraced
+            return threading.get_ident() == owner
+
         self.saved_methods = {m: Tensor.__dict__[m] for m in _WATCHED}
         for m, f in self.saved_methods.items():
             setattr(Tensor, m, self._watch(m, f))
@@ -116,6 +122,8 @@ class _Hooks:
         prop = self.grad_prop
 
         def set_grad(t, value):
+            if not mine():
+                return prop.fset(t, value)
             if value is not None:
                 hooks.reject("assigning a tensor to .grad inside a compiled function")
             else:
@@ -128,6 +136,8 @@ class _Hooks:
         self.check_weight = losses._check_weight
 
         def check_weight(weight, *a):
+            if not mine():
+                return hooks.check_weight(weight, *a)
             src = weakref.ref(weight) if isinstance(weight, Tensor) else None
             if isinstance(weight, Tensor) and id(weight) in hooks.tr.tracers:
                 # an argument (its stand-in requires grad, the argument does not)
@@ -148,10 +158,14 @@ class _Hooks:
         self.zero_grad, self.step = Optimizer.zero_grad, Optimizer.step
 
         def zero_grad(opt, set_to_none=True):
+            if not mine():
+                return hooks.zero_grad(opt, set_to_none)
             hooks.action(lambda ts: hooks.zero_grad(opt, set_to_none), "zero_grad")
             return hooks.zero_grad(opt, set_to_none)
 
         def step(opt, closure=None):
+            if not mine():
+                return hooks.step(opt, closure)
             if closure is not None:
                 hooks.reject("optimizer.step(closure)")
             hooks.action(_StepAction(opt, hooks.step), "step")
@@ -166,7 +180,8 @@ class _Hooks:
 
         def leaf_slot(t):
             s = hooks.leaf_slot(t)
-            hooks.leaf_tensors[s] = t
+            if mine():
+                hooks.leaf_tensors[s] = t
             return s
 
         T.leaf_slot = leaf_slot
@@ -190,7 +205,7 @@ class _Hooks:
         hooks = self
 
         def watched(t, *a, **k):
-            if not hooks.inside and t._rg:
+            if not hooks.inside and t._rg and threading.get_ident() == hooks.owner:
                 hooks.reject(
                     f"Tensor.{name.strip('_')}() of a traced tensor (Python would see "
                     "its value, so control flow depending on it would be frozen)"
@@ -235,6 +250,8 @@ class _Hooks:
         """The loss with weight/pos_weight (read by address by its row): their sources
         are kept, and an argument's stand-in is unwrapped (the loss refuses one that
         requires grad)."""
+        if threading.get_ident() != self.owner:
+            return self.pointwise_loss(kind, input, target, reduction, *a, **k)
         names = ("p", "weight", "pos_weight", "name", "warn")
         k.update(zip(names, a))
         srcs = {}
@@ -259,7 +276,7 @@ class _Hooks:
     def _index_call(self, fn, args, kwargs):
         """An indexing op computing positions from index values: if they come from
         integer tensor arguments, the call is kept to be made again at replay."""
-        if self.depth:
+        if self.depth or threading.get_ident() != self.owner:
             return fn(*args, **kwargs)
         self.depth += 1
         n0 = TAPE.n
@@ -288,6 +305,8 @@ class _Hooks:
             self.reject(f"{what} between the forward ops and the gradient request")
 
     def _run(self, outputs, seeds, retain_graph, wanted):
+        if threading.get_ident() != self.owner:
+            return self.run(outputs, seeds, retain_graph, wanted)
         caller = sys._getframe(1).f_code.co_name
         kind = "grad" if caller == "grad" else ("backward" if wanted is None else None)
         if kind is None:
@@ -401,6 +420,13 @@ def run_traced(fn, args, kwargs):
         args = tuple(subst.get(id(a), a) for a in args)
         kwargs = {k: subst.get(id(v), v) for k, v in kwargs.items()}
     used = tr.used = [subst.get(id(t), t) for t in tensors]
+    # the hooks are process-wide: one trace at a time, and other threads' ops wait for it
+    # (those that do not record pass through the hooks untouched, see _Hooks)
+    with TAPE.guard():
+        return _trace(fn, args, kwargs, tr, used)
+
+
+def _trace(fn, args, kwargs, tr, used):
     T = TAPE
     T.reserve(64, 8)
     start = T.n

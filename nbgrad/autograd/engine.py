@@ -9,6 +9,7 @@ import numpy as np
 
 from nbgrad._array import contig
 
+from .._atomic import deferred, interruptible
 from ..backends.cpu import dispatch
 from ..backends.cpu import walk as _walk  # noqa: F401  (see below)
 from ..backends.cpu.engine import accumulate, finish, plan, read
@@ -90,12 +91,33 @@ def _slot(t):
     return t._slot if t._slot >= 0 else TAPE.leaf_slot(t)
 
 
+_DEPTH = [0]  # backward passes running (> 1: one inside a custom Function's backward)
+
+
 def _run(outputs, seeds, retain_graph, wanted_tensors):
     """One backward pass. `wanted_tensors`: tensors whose gradients to return (None:
-    accumulate into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}."""
+    accumulate into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}.
+
+    The pass holds the tape's lock (other threads' ops wait for it: they would share its
+    scratch) and Ctrl-C is deferred except inside user code and kernel compilation, so the
+    scratch is always cleared for the next pass."""
+    T = TAPE
+    with T.guard(), deferred():
+        outer = T.push_scratch() if _DEPTH[0] else None
+        _DEPTH[0] += 1
+        try:
+            return _pass(outputs, seeds, retain_graph, wanted_tensors)
+        finally:
+            _DEPTH[0] -= 1
+            if outer is not None:
+                T.pop_scratch(outer)
+
+
+def _pass(outputs, seeds, retain_graph, wanted_tensors):
     T = TAPE
     roots = np.array([_slot(o) for o in outputs], np.int64)
     restrict = wanted_tensors is not None
+    wanted = None
     if restrict:
         wanted_tensors = {_slot(t): t for t in wanted_tensors}
         wanted = list(wanted_tensors)
@@ -105,12 +127,11 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
     rows, arena, used, leaves, freed, missing = plan(
         T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark, arena
     )
-    if missing.size:
-        dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
-    if freed >= 0:
-        T.gaddr[used] = 0
-        raise RuntimeError(SECOND_BACKWARD)
     try:
+        if freed >= 0:
+            raise RuntimeError(SECOND_BACKWARD)
+        if missing.size:
+            dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
         # before any kernel runs: saved values written in place since (one comparison when
         # no write happened after the oldest row), leaves whose value changed shape
         if rows.size and versions.LAST[0] > T.R[rows[-1], R_SEQ]:
@@ -127,6 +148,26 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
         wt = wanted_tensors if restrict else None
         return sweep.run(outputs, roots, seeds, retain_graph, wt, rows, arena, used, leaves)
     result = {}
+    done = False
+    T.pinned += 1  # a custom Function's backward may record: rows must not be renumbered
+    try:
+        result = _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
+        done = True
+    finally:
+        # freed only after a whole pass: one stopped by an error or Ctrl-C leaves the graph
+        # as it was (a retry works) rather than half freed
+        freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, done and not retain_graph)
+        if freed_rows.size:
+            _free(freed_rows)
+        T.arena = arena  # kept for the next pass (results were copied out of it)
+        T.unpin()  # (after `rows` was used: a custom backward that grew the tape compacts it)
+    return result
+
+
+def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result):
+    """Supply leaf buffers, seed the roots, run the compiled sweep (returning to Python at
+    custom Functions' rows) and collect the results."""
+    T = TAPE
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
         if restrict:
@@ -169,45 +210,38 @@ def _run(outputs, seeds, retain_graph, wanted_tensors):
     for s, g in zip(roots.tolist(), seeds):
         if T.gaddr[s]:
             accumulate(T.gaddr, T.ginit, T.S, s, g)
-    dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
-    ctx = address(_CTX)
+    ctx_arr = _CTX if _DEPTH[0] == 1 else np.zeros(dispatch.CTX_LEN, np.int64)
+    dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
+    ctx = address(ctx_arr)
     i = 0
-    T.pinned += 1  # a custom Function's backward may record: rows must not be renumbered
-    try:
-        while True:
-            i = dispatch.sweep(T.R, rows, dispatch.FN, ctx, i, _CUSTOM_CODE)
-            if i < -1:
-                raise AssertionError(f"internal error: no VJP compiled for row {rows[-2 - i]}")
-            if i < 0:
-                break
-            _run_custom(int(rows[i]))
-            # Python ran (possibly recording, even a nested backward): tape arrays may have
-            # been reallocated, so describe them afresh before resuming
-            dispatch.pack(_CTX, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
-            i += 1
-        if restrict:
-            for s in wanted:
-                if s in result:
-                    continue
-                if T.gaddr[s] and T.ginit[s]:
-                    shape, dt = _shape_dtype(s)
-                    buf = np.empty(shape, dt)
-                    read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
-                    result[s] = buf
-            for s in list(result):
-                if not T.ginit[s]:
-                    del result[s]
-        else:
-            for s in list(result):
-                if not T.ginit[s]:
-                    del result[s]
-            _retained(result)
-    finally:
-        T.pinned -= 1
-        freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
-        if freed_rows.size:
-            _free(freed_rows)
-        T.arena = arena  # kept for the next pass (results were copied out of it)
+    while True:
+        i = dispatch.sweep(T.R, rows, dispatch.FN, ctx, i, _CUSTOM_CODE)
+        if i < -1:
+            raise AssertionError(f"internal error: no VJP compiled for row {rows[-2 - i]}")
+        if i < 0:
+            break
+        _run_custom(int(rows[i]))
+        # Python ran (possibly recording, even a nested backward): tape arrays may have
+        # been reallocated, so describe them afresh before resuming
+        dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
+        i += 1
+    if restrict:
+        for s in wanted:
+            if s in result:
+                continue
+            if T.gaddr[s] and T.ginit[s]:
+                shape, dt = _shape_dtype(s)
+                buf = np.empty(shape, dt)
+                read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
+                result[s] = buf
+        for s in list(result):
+            if not T.ginit[s]:
+                del result[s]
+    else:
+        for s in list(result):
+            if not T.ginit[s]:
+                del result[s]
+        _retained(result)
     return result
 
 
@@ -303,7 +337,7 @@ def _run_custom(k):
             grads.append(Tensor._make(np.zeros(shape, dt), -1, False))
         else:
             grads.append(None)
-    with no_grad():
+    with no_grad(), interruptible():
         res = ctx.fn_cls.backward(ctx, *grads)
     res = res if isinstance(res, tuple) else (res,)
     name = ctx.node_name
@@ -381,25 +415,29 @@ def backward(
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         _backward_graph(outputs, grads, retain, ins)
         return
-    if inputs is not None:
-        ins = _tuple(inputs)
-        if not ins:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        res = _run(outputs, seeds, retain, ins)
-        for t in ins:
-            buf = res.get(t._slot)
-            if buf is not None:
+    # under the lock: the slots of the result still name the same leaves, and .grad
+    # accumulation is not interleaved with another thread's; Ctrl-C comes after it
+    with TAPE.guard(), deferred():
+        if inputs is not None:
+            ins = _tuple(inputs)
+            if not ins:
+                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+            res = _run(outputs, seeds, retain, ins)
+            for t in ins:
+                buf = res.get(t._slot)
+                if buf is not None:
+                    _accumulate_grad(t, buf)
+            return
+        res = _run(outputs, seeds, retain, None)
+        for s, buf in res.items():
+            ref = TAPE.watch.get(s)
+            t = ref() if ref is not None else None
+            if t is None:
+                continue
+            if buf is None:  # accumulated into .grad in place by the sweep
+                versions.bump(t._grad._data)
+            else:
                 _accumulate_grad(t, buf)
-        return
-    res = _run(outputs, seeds, retain, None)
-    for s, buf in res.items():
-        t = TAPE.watch[s]()
-        if t is None:
-            continue
-        if buf is None:  # accumulated into .grad in place by the sweep
-            versions.bump(t._grad._data)
-        else:
-            _accumulate_grad(t, buf)
 
 
 def _seed_tensors(outputs, grad_outputs, nb):
@@ -447,6 +485,12 @@ def _seed_tensors(outputs, grad_outputs, nb):
 def _backward_graph(outputs, grads, retain, ins):
     """backward(create_graph=True): gradients are recorded ops, accumulated out of place
     into .grad (so they can be differentiated again), as PyTorch does."""
+
+    with TAPE.guard():  # the leaves named by the result's slots stay the same
+        _backward_graph_locked(outputs, grads, retain, ins)
+
+
+def _backward_graph_locked(outputs, grads, retain, ins):
     from . import graph
 
     for o in outputs:

@@ -12,6 +12,7 @@ import numpy as np
 
 from nbgrad._array import contig
 
+from .._atomic import deferred
 from ..ops.emit import needs_record, slot_of
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
@@ -154,15 +155,16 @@ class Function:
             for s, w in zip(record_custom(_CODE, [w._data for w in diff], in_slots, ctx), diff):
                 w._slot = s
             return wrapped[0] if single else tuple(wrapped)
-        out_slots = tuple(TAPE.new_slot() for _ in diff)
         # keep the saved tensors' values alive with the row (ctx holds them)
         dt = 0 if diff[0]._data.dtype == np.float32 else 1
-        k = TAPE.record(_CODE, dt, out_slots, diff[0]._data, in_slots, saved=ctx)
-        if not ctx.to_save:  # nothing to free: may run backward again, as in PyTorch
-            TAPE.R[k, R_SAVED] = SAVES_NONE
-        for s, w in zip(out_slots, diff):
-            w._slot = s
-            _set_slot(TAPE.S, s, w._data, 0 if w._data.dtype == np.float32 else 1, 1, TAPE.n - 1)
+        with TAPE.guard(), deferred():  # row k stays row k, and is whole, until this is done
+            out_slots = tuple(TAPE.new_slot() for _ in diff)
+            k = TAPE.record(_CODE, dt, out_slots, diff[0]._data, in_slots, saved=ctx)
+            if not ctx.to_save:  # nothing to free: may run backward again, as in PyTorch
+                TAPE.R[k, R_SAVED] = SAVES_NONE
+            for s, w in zip(out_slots, diff):
+                w._slot = s
+                _set_slot(TAPE.S, s, w._data, 0 if w._data.dtype == np.float32 else 1, 1, k)
         return wrapped[0] if single else tuple(wrapped)
 
 

@@ -1,13 +1,13 @@
-"""no_grad / enable_grad / set_grad_enabled, usable as context managers and decorators."""
+"""no_grad / enable_grad / set_grad_enabled, usable as context managers and decorators.
+
+The mode is per thread, as in PyTorch (`STATE` is a `threading.local`, see `_mt.py`):
+`no_grad()` in one thread does not stop another from recording, and a new thread starts
+with gradients enabled.
+"""
 
 import functools
 
-
-class _State:
-    enabled = True
-
-
-STATE = _State()
+from .._mt import STATE
 
 
 def is_grad_enabled():

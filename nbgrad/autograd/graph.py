@@ -15,6 +15,7 @@ gradient on the CPU.
 
 import numpy as np
 
+from .._atomic import interruptible
 from ..backends.cpu import walk
 from ..ops.registry import OPS
 from ..tape import (
@@ -243,7 +244,7 @@ def _custom(row, gouts, create_graph):
 def _custom_one(ctx, row, grads, ins, create_graph, check):
     ctx.in_graph = create_graph
     try:
-        with set_grad_enabled(create_graph):
+        with set_grad_enabled(create_graph), interruptible():
             res = ctx.fn_cls.backward(ctx, *grads)
     finally:
         ctx.in_graph = False

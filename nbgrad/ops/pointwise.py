@@ -13,6 +13,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .. import _dtype
+from .._mt import CRITICAL, MT
 from ..autograd.grad_mode import STATE
 from ..backends.cpu import codegen
 from ..backends.cpu.codegen import PAR_MIN
@@ -319,12 +320,17 @@ def _keeps_scalar(save, name):
     return save
 
 
-def _fast_unary(name):
+def _fast_unary(name, locked=False):
+    """The fast function of a unary op. Recording, it changes the tape lock-free while one
+    thread uses nbgrad; with several (`_mt.MT.on`) it runs its twin built with `locked`,
+    under the tape's lock (whose `with` costs as much as a fifth of the op)."""
     code = _OP[name].code
     k1, kp, rec = (getattr(K, n) for n in (f"fwd_{name}", f"fwd_{name}_par", f"rec_{name}"))
     save = _saver(_UNARY_SAVES[name], ("x", "y"))
     mode = SAVES_NONE if save is None else SAVES_LIVE
     T = TAPE
+    L = T.lock
+    twin = None if locked else _fast_unary(name, True)
 
     def f(x):
         if type(x) not in _TT or x._data.dtype.kind != "f":
@@ -332,6 +338,9 @@ def _fast_unary(name):
         d = x._data
         out = np.empty(d.shape, d.dtype)
         if x._rg and STATE.enabled:
+            if MT.on and twin is not None:
+                with L:
+                    return twin(x)
             sx = x._slot
             if sx < 0:
                 sx = T.leaf_slot(x)
@@ -366,10 +375,11 @@ def _fast_unary(name):
         return t
 
     f.__name__ = name
+    CRITICAL.add(f.__code__)
     return f
 
 
-def _fast_binary(name):
+def _fast_binary(name, locked=False):
     c_tt = _OP[name].code
     k_tt, k_par = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
     k_ts, k_st = getattr(K, f"fwd_{name}_ts"), getattr(K, f"fwd_{name}_st")
@@ -379,6 +389,8 @@ def _fast_binary(name):
     sv_st = _keeps_scalar(_saver(_BINARY_SAVES[(name, "st")], ("b", "y")), name)
     m_tt, m_ts, m_st = (SAVES_NONE if v is None else SAVES_LIVE for v in (sv_tt, sv_ts, sv_st))
     T = TAPE
+    L = T.lock
+    twin = None if locked else _fast_binary(name, True)  # see _fast_unary
 
     def f(a, b):
         if type(a) in _TT:
@@ -388,6 +400,9 @@ def _fast_binary(name):
                 out = np.empty(da.shape, da.dtype)
                 c = float(b)
                 if a._rg and STATE.enabled:
+                    if MT.on and twin is not None:
+                        with L:
+                            return twin(a, b)
                     sa = a._slot
                     if sa < 0:
                         sa = T.leaf_slot(a)
@@ -417,6 +432,9 @@ def _fast_binary(name):
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
                     if (a._rg or b._rg) and STATE.enabled:
+                        if MT.on and twin is not None:
+                            with L:
+                                return twin(a, b)
                         sa = a._slot
                         if sa < 0:
                             sa = T.leaf_slot(a)
@@ -459,6 +477,9 @@ def _fast_binary(name):
                 out = np.empty(db.shape, db.dtype)
                 c = float(a)
                 if b._rg and STATE.enabled:
+                    if MT.on and twin is not None:
+                        with L:
+                            return twin(a, b)
                     sb = b._slot
                     if sb < 0:
                         sb = T.leaf_slot(b)
@@ -486,6 +507,7 @@ def _fast_binary(name):
         return binary(name, a, b)
 
     f.__name__ = name
+    CRITICAL.add(f.__code__)
     return f
 
 

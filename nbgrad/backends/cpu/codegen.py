@@ -20,6 +20,7 @@ import sys
 import threading
 
 from ... import _cache
+from ..._atomic import deferred
 from ...ops import elementwise as ew
 from ...ops import registry
 from ...ops.scalar import NAMES as SCALAR_NAMES
@@ -295,14 +296,33 @@ def _write(path, data):
     tmp.replace(path)  # atomic: concurrent processes never see a half-written file
 
 
+_LOADED = {}  # name -> generated module whose code ran to the end
+_LOAD_LOCK = threading.RLock()
+
+
 def load_module(name, source):
     """Import generated `source` as module `name` from the cache directory.
 
     Its bytecode is cached beside it (even where Python writes no .pyc, as under
     PYTHONDONTWRITEBYTECODE): compiling the elementwise module's source would cost a fresh
-    process tens of milliseconds before its first op."""
-    if name in sys.modules:
-        return sys.modules[name]
+    process tens of milliseconds before its first op.
+
+    A module is handed out only once its code ran to the end: another thread asking
+    meanwhile waits for it, Ctrl-C is held back until it is loaded (Numba's own state is
+    not safe to interrupt mid-compile either), and one stopped part way by an error is
+    dropped, so the next call loads it afresh instead of finding its names missing."""
+    mod = _LOADED.get(name)
+    if mod is not None:
+        return mod
+    with _LOAD_LOCK, deferred():  # Ctrl-C waits for the compile (a few seconds at most)
+        mod = _LOADED.get(name)
+        if mod is None:
+            mod = _load(name, source)
+            _LOADED[name] = mod
+        return mod
+
+
+def _load(name, source):
     path = _cache.DIR / f"{name}.py"
     key = hashlib.sha1(source.encode()).hexdigest()[:12]  # never pairs a stale bytecode
     code_path = path.with_suffix(f".{key}.{sys.implementation.cache_tag}.code")
@@ -320,8 +340,13 @@ def load_module(name, source):
             _write(code_path, marshal.dumps(code))
     spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules[name] = mod
-    exec(code, mod.__dict__)
+    sys.modules[name] = mod  # (generated modules import one another by name)
+    try:
+        exec(code, mod.__dict__)
+    except BaseException:
+        if sys.modules.get(name) is mod:
+            del sys.modules[name]
+        raise
     return mod
 
 

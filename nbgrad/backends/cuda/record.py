@@ -11,6 +11,7 @@ address of a slot that a CUDA row produced or consumed.
 import numpy as np
 from numba import njit
 
+from ..._atomic import deferred
 from ...autograd.grad_mode import STATE
 from ...tape import (
     D_BYTES,
@@ -91,6 +92,11 @@ def record(code, out, ins, iattrs=(), fattrs=(), saved=None, dt=None):
     """Record a CUDA row producing `out` (a CudaArray, or a host array for `.cpu()`) from
     tensors `ins`; return the output's new slot. `saved` is kept alive with the row."""
     ACTIVE[0] = True
+    with TAPE.guard(), deferred():  # the row is appended as one step
+        return _record_row(code, out, ins, iattrs, fattrs, saved, dt)
+
+
+def _record_row(code, out, ins, iattrs, fattrs, saved, dt):
     in_slots = tuple(slot_of(t) for t in ins)
     s = TAPE.new_slot()
     payload = np.array((s,) + in_slots + tuple(iattrs), np.int64)
@@ -136,6 +142,11 @@ def record_custom(code, outs, in_slots, ctx):
     """A custom Function's row with CUDA outputs `outs` (CudaArrays): the GPU sweep hands
     it to Python (`sweep.run_custom`). Returns the outputs' new slots."""
     ACTIVE[0] = True
+    with TAPE.guard(), deferred():  # the row is appended as one step
+        return _record_custom_row(code, outs, in_slots, ctx)
+
+
+def _record_custom_row(code, outs, in_slots, ctx):
     T = TAPE
     out_slots = tuple(T.new_slot() for _ in outs)
     payload = np.array(out_slots + tuple(in_slots), np.int64)

@@ -272,6 +272,7 @@ def run_custom(G, k):
     backward gets the outputs' gradients as CUDA tensors (copies; zeros where none flowed,
     unless materialize_grads is off) and must return CUDA gradients, each of its input's
     shape or summed down to it on the device."""
+    from ..._atomic import interruptible
     from ...autograd import engine as E
     from ...autograd.grad_mode import no_grad
     from .kernels import build
@@ -293,7 +294,7 @@ def run_custom(G, k):
             grads.append(as_tensor(z))
         else:
             grads.append(None)
-    with no_grad():
+    with no_grad(), interruptible():
         res = ctx.fn_cls.backward(ctx, *grads)
     res = res if isinstance(res, tuple) else (res,)
     E._check_custom(ctx, res)
