@@ -11,7 +11,7 @@ from . import _dtype
 from ._size import Size
 from .autograd import versions as _ver
 from .autograd.grad_mode import STATE
-from .tape import MAXD, S_ADDR, S_PROD, TAPE, too_many_dims
+from .tape import MAXD, R_SEQ, S_ADDR, S_PROD, TAPE, too_many_dims
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
@@ -390,15 +390,24 @@ class Tensor:
         a = self._aux
         if a is not None and a[3] is not None:  # a view: its base will be written too
             _vb.check(self, fill)
+        _ver.begin_write(self)
 
-    def _assign(self, result, index=None):
+    def _assign(self, result, index=None, since=None):
         """Make this tensor hold `result`: in place when nothing records, else rebind.
-        (`index`: only self[index] changed, for a view's base.)"""
+        (`index`: only self[index] changed, for a view's base; `since`: the stamp of the
+        op's first row, by default the one `_check_inplace` took.)"""
+        if since is None:
+            since = _ver.take_since(self)
         if result._rg:
-            # the graph saw the old value; this object now names the new one (the old
-            # value stays on the tape intact, so its VJPs remain correct)
+            # the graph saw the old value; this object now names the new one. The old value
+            # stays on the tape intact, but to PyTorch it was written in place, so rows
+            # recorded before the op that saved it raise at backward, as PyTorch's do
             old = self._slot
-            _ver.set_version(result._data, _ver.version(self._data) + 1)
+            if since is not None and since > self._seq_of(result):
+                since = None  # checked after the op was computed: its own rows unknown
+            if since is not None:
+                _ver.bump(self._data, since)
+            _ver.set_version(result._data, _ver.version(self._data) + (since is None))
             self._data, self._slot, self._rg = result._data, result._slot, True
             result._slot = -1
             if old >= 0:
@@ -419,8 +428,15 @@ class Tensor:
             self._version += 1
         a = self._aux
         if a is not None and a[3] is not None:  # a view: its base sees the write
-            _vb.write_back(self, result._rg, index)
+            _vb.write_back(self, result._rg, index, since)
         return self
+
+    @staticmethod
+    def _seq_of(t):
+        """The recording stamp of the row that produced t (or -1)."""
+        s = t._slot
+        k = int(TAPE.S[s, S_PROD]) if s >= 0 else -1
+        return int(TAPE.R[k, R_SEQ]) if k >= 0 else -1
 
     def _overwritten(self):
         """Before overwriting all of a tensor that is in a graph with a constant: record

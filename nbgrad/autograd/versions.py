@@ -15,6 +15,7 @@ forward records anything).
 """
 
 import re
+import threading
 import weakref
 
 import numpy as np
@@ -37,6 +38,7 @@ from ..tape import (
 # id(storage) -> _Counter. Weak: an entry goes with its storage (and its id with it).
 _COUNTERS = {}
 LAST = [-1]  # stamp of the latest in-place write to any storage
+_TLS = threading.local()  # .since: (stamp, id(tensor)) of the in-place op under way
 _KEEP = 64  # stamps kept per storage (more only when old graphs outlive many writes)
 
 
@@ -81,13 +83,28 @@ def _counter(a, create):
     return c
 
 
-def bump(a):
-    """Record an in-place write to the storage of array `a`."""
+def begin_write(t):
+    """At the start of an in-place op on tensor t (its checks passed): rows recorded from
+    now on are the op's own, and may read the value it replaces."""
+    _TLS.since = (int(TAPE.desc[D_SEQ]), id(t))
+
+
+def take_since(t):
+    """The stamp `begin_write` took for t's in-place op, or None (none, or another's)."""
+    s = getattr(_TLS, "since", None)
+    _TLS.since = None
+    return s[0] if s is not None and s[1] == id(t) else None
+
+
+def bump(a, seq=None):
+    """Record an in-place write to the storage of array `a`, seen by the rows recorded
+    before stamp `seq` (default: every row recorded so far)."""
     c = _counter(a, True)
     if c is None:
         return
     T = TAPE
-    seq = int(T.desc[D_SEQ])
+    if seq is None:
+        seq = int(T.desc[D_SEQ])
     c.version += 1
     w = c.writes
     if w:
@@ -98,7 +115,7 @@ def bump(a):
         if len(w) >= _KEEP:
             del w[0]
     w.append(seq)
-    LAST[0] = seq
+    LAST[0] = max(LAST[0], seq)
 
 
 def version(a):

@@ -29,6 +29,7 @@ Other views taken earlier from the same root that are copies keep their old valu
 import numpy as np
 
 from .._array import check_writable
+from ..autograd import versions as _ver
 from ..autograd.grad_mode import STATE
 from ..tensor import Tensor
 
@@ -151,9 +152,9 @@ def _host(index):
     return tuple(out) + (Ellipsis,) if not any(i is Ellipsis for i in out) else tuple(out)
 
 
-def write_back(t, recorded, index=None):
+def write_back(t, recorded, index=None, since=None):
     """`t`, a view, changed in place (`recorded`: as a recorded op; `index`: only t[index]
-    changed): its base sees it."""
+    changed; `since`: the stamp of the write's first row): its base sees it."""
     root, takes = _chain(t)
     record = STATE.enabled and (recorded or root._rg) and not _through_alias(takes)
     if not record and _all_share(t):
@@ -166,7 +167,7 @@ def write_back(t, recorded, index=None):
     if record or root.is_cuda:
         from .indexing import put
 
-        root._assign(put(root, t, pos, src, "CopySlices"))
+        root._assign(put(root, t, pos, src, "CopySlices"), since=since)
     else:
         root._data.reshape(-1)[pos] = t._data.reshape(-1)[src]
         root._version += 1
@@ -193,6 +194,7 @@ def store(t, values):
     """Set view `t` to the constant `values` (an array of t's shape; fill_, zero_, copy_ of
     a constant) and pass it to its base. In a graph, `t` is rebound to the constant rather
     than written (its old buffer may be the base's recorded value)."""
+    since = _ver.take_since(t)
     root, takes = _chain(t)
     if t.is_cuda:
         from ..backends.cuda.tensor import from_host
@@ -206,10 +208,10 @@ def store(t, values):
         data = const._data if t.is_cuda else np.array(values, t._data.dtype)
         t._data, t._slot, t._rg = data, -1, False
         t._version += 1
-        write_back(t, True)
+        write_back(t, True, None, since)
         return t
     if t.is_cuda:
-        return t._assign(const)  # stored on the device, then passed on (write_back)
+        return t._assign(const, since=since)  # stored on the device, then passed on
     np.copyto(t._data, values, casting="unsafe")
     t._version += 1
     write_back(t, False)

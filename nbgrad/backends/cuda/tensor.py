@@ -158,10 +158,10 @@ class CudaTensor(Tensor):
         self._version += 1
         return self
 
-    def _assign(self, result, index=None):
+    def _assign(self, result, index=None, since=None):
         """Make this tensor hold `result`: rebound when it records, else stored in place."""
         if result._rg:
-            return Tensor._assign(self, result, index)
+            return Tensor._assign(self, result, index, since)
         if result._data.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
