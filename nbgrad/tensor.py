@@ -315,12 +315,21 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError("data must be a Tensor")
+        old, new = self._data, value._data
         if self._slot >= 0:
             # rows recorded so far keep the old buffer (they hold it); later ops must see the
             # new one, so this tensor enters the tape afresh
             TAPE.release(self._slot)
             self._slot = -1
-        self._data = value._data
+            if (
+                type(old) is np.ndarray
+                and type(new) is np.ndarray
+                and old.shape == new.shape
+                and old.dtype == new.dtype
+                and not np.array_equal(old, new)
+            ):  # PyTorch's saved leaf would read the new values: refuse rather than differ
+                _ver.replaced(old)
+        self._data = new
 
     def __reduce_ex__(self, proto):
         # as PyTorch: the value and requires_grad, as a leaf (never a tape slot, which

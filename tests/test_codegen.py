@@ -10,7 +10,9 @@ NAME = "nbgrad_test_generated_module"
 
 
 def _load(src):
+    """A load as a fresh process makes it (a process hands out a loaded module once)."""
     sys.modules.pop(NAME, None)
+    codegen._LOADED.pop(NAME, None)
     return codegen.load_module(NAME, src)
 
 
@@ -28,6 +30,7 @@ def test_generated_bytecode_is_reused_and_never_stale(tmp_path, monkeypatch):
         assert _load("X = 2\n").X == 2  # unreadable bytecode: compiled again
     finally:
         sys.modules.pop(NAME, None)
+        codegen._LOADED.pop(NAME, None)
 
 
 def test_generated_files_survive_concurrent_writers(tmp_path):

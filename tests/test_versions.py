@@ -255,12 +255,26 @@ def test_grown_data_does_not_overflow_old_grad():
     assert x.grad.tolist() == [2.0, 4.0, 6.0]
 
 
-def test_data_swap_same_shape_uses_recorded_value():
+def test_data_swap_same_shape_of_a_saved_value_is_refused():
+    """PyTorch's backward reads the new value of a saved leaf (a gradient of 10 here, not
+    the recorded 2x): nbgrad refuses with a clear error rather than give either silently."""
     x = leaf()
     y = (x * x).sum()
     x.data = torch.tensor([5.0, 5.0, 5.0])
-    y.backward()  # the graph reads the buffer it recorded
-    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    with pytest.raises(RuntimeError, match="replaced through `.data =` after it was recorded"):
+        y.backward()
+    real = pytest.importorskip("torch")
+    xt = real.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    yt = (xt * xt).sum()
+    xt.data = real.tensor([5.0, 5.0, 5.0])
+    yt.backward()
+    assert xt.grad.tolist() == [10.0, 10.0, 10.0]
+    # an equal value, a swap before the forward, or one no row saved: no error
+    z = leaf()
+    w = (z * 2).sum()
+    z.data = torch.tensor([7.0, 8.0, 9.0])
+    w.backward()
+    assert z.grad.tolist() == [2.0, 2.0, 2.0]
 
 
 def test_data_swap_other_dtype():

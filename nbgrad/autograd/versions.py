@@ -43,7 +43,7 @@ _KEEP = 64  # stamps kept per storage (more only when old graphs outlive many wr
 
 
 class _Counter:
-    __slots__ = ("version", "writes", "ref", "__weakref__")
+    __slots__ = ("version", "writes", "ref", "replaced", "__weakref__")
 
 
 def storage(a):
@@ -74,7 +74,7 @@ def _counter(a, create):
     if not create:
         return None
     c = _Counter()
-    c.version, c.writes = 0, []
+    c.version, c.writes, c.replaced = 0, [], None
     try:
         c.ref = weakref.ref(r, _forget(key))
     except TypeError:  # an object that cannot be weakly referenced: not tracked
@@ -175,8 +175,27 @@ def check(rows):
             c = _counter(a, False)
             if c is None or not c.writes or c.writes[-1] <= seq or not _needed(k, a):
                 continue
+            if c.replaced is not None and c.replaced > seq:
+                raise RuntimeError(_REPLACED_MESSAGE)
             expected = c.version - sum(1 for w in c.writes if w > seq)
             raise RuntimeError(_message(k, a, c.version, max(expected, 0)))
+
+
+_REPLACED_MESSAGE = (
+    "a tensor's value saved for backward was replaced through `.data =` after it was "
+    "recorded: PyTorch's backward would read the new value, nbgrad refuses (docs/api.md). "
+    "Assign .data before the forward pass, or write the new value in place under no_grad()"
+)
+
+
+def replaced(a):
+    """`a`, a value rows may have saved, was swapped out of its tensor by `.data =` (same
+    shape and dtype, other values): rows recorded before raise at backward rather than
+    read it, where PyTorch would read the new value instead."""
+    bump(a)
+    c = _counter(a, False)
+    if c is not None:
+        c.replaced = int(TAPE.desc[D_SEQ])
 
 
 # Products: an operand's value is read only for the other operands' gradients (PyTorch
