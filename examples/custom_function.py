@@ -3,10 +3,10 @@
     python examples/custom_function.py
     python examples/custom_function.py --backend torch   # identical output on PyTorch
 
-Answers seed 000 ("How is the dimensionality of inputs and outputs handled in the
+Answers a common question ("How is the dimensionality of inputs and outputs handled in the
 backward pass of custom functions?") with running code:
 
-1. the seed's `MyFunc` (f(x) = e^x), and the shapes its backward sees;
+1. a `MyFunc` (f(x) = e^x), and the shapes its backward sees;
 2. a function with n inputs and k outputs (y = W x): backward gets a k-vector and returns
    an n-vector, the vector-Jacobian product v^T J, never the k x n Jacobian;
 3. the batched version (b x n in, b x k out): backward gets b x k and returns b x n; the
@@ -41,7 +41,7 @@ def run(torch):
     Function = torch.autograd.Function
 
     # ----------------------------------------------------------------------------------
-    banner("1. The seed's MyFunc: f(x) = e^x, elementwise")
+    banner("1. MyFunc: f(x) = e^x, elementwise")
 
     class MyFunc(Function):
         @staticmethod

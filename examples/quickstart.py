@@ -35,7 +35,7 @@ def jacobian_by_vjps(f, x):
 
 
 # --------------------------------------------------------------------------------------
-section("1. out.backward(a) gives 2*a*a, not 2*a   (seed 002)")
+section("1. out.backward(a) gives 2*a*a, not 2*a")
 a = torch.tensor([[1, 2, 3], [4, 5, 6]], dtype=torch.float, requires_grad=True)
 out = a * a
 out.backward(a)
@@ -50,7 +50,7 @@ out.backward(torch.ones(2, 3))
 print(a.grad)
 
 # --------------------------------------------------------------------------------------
-section("2. grad_outputs is the 'vector' of the vector-Jacobian product   (seed 001)")
+section("2. grad_outputs is the 'vector' of the vector-Jacobian product")
 x = torch.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
 y = torch.outer(x, x)
 print("y = outer(x, x) =\n", y)
@@ -71,7 +71,7 @@ except RuntimeError as e:
     print("A v of x's shape is the wrong 'vector':\n  RuntimeError:", e)
 
 # --------------------------------------------------------------------------------------
-section("3. The tensor argument of backward(), step by step   (seed 003)")
+section("3. The tensor argument of backward(), step by step")
 x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
 y = x.sum()
 y.backward()  # same as y.backward(torch.tensor(1.))
@@ -86,7 +86,7 @@ print("y = x * 2**k (k = 10 here); y.backward(v) ->", x.grad)
 print("  = v * 2**10: each output's weight in v scales its gradient (J = 1024 * I).")
 
 # --------------------------------------------------------------------------------------
-section("4. (x+1)**2: the Jacobian product, accumulation, retain_graph, zero_()   (seed 004)")
+section("4. (x+1)**2: the Jacobian product, accumulation, retain_graph, zero_()")
 inp = torch.eye(5, requires_grad=True)
 out = (inp + 1).pow(2)
 out.backward(torch.ones_like(inp), retain_graph=True)
@@ -109,7 +109,7 @@ except RuntimeError as e:
     print("A second backward without retain_graph=True:\n  RuntimeError:", str(e)[:88], "...")
 
 # --------------------------------------------------------------------------------------
-section("5. A custom Function's backward returns the input's shape   (seed 000)")
+section("5. A custom Function's backward returns the input's shape")
 
 
 class MyFunc(torch.autograd.Function):

@@ -176,7 +176,9 @@ def launch_grid(kernel, blocks, threads, *args):
         d.check(args, binding)
         kernel[blocks, threads](*args)
         return
-    key = (id(kernel), *binding.values())
+    # every array's dtype and rank in the key (not only the variables' bindings): a kept
+    # overload is reused only for arguments of exactly the types it was compiled for
+    key = (id(kernel), *[(a.dtype, a.ndim) for a, p in zip(args, d.params) if p.array])
     fast = _FAST.get(key)
     if fast is None:
         kernel[blocks, threads](*args)  # compiles on first use
@@ -196,7 +198,7 @@ def launch_grid(kernel, blocks, threads, *args):
 # array: meminfo, parent, size, itemsize, data pointer, shape, strides). Any numba-cuda
 # whose internals differ keeps the ordinary path; NBGRAD_CUDA_FAST_LAUNCH=0 forces it.
 FAST_LAUNCH = os.environ.get("NBGRAD_CUDA_FAST_LAUNCH", "1") != "0"
-_FAST = {}  # (id(kernel), dtypes of its variables) -> launcher, or False: the ordinary path
+_FAST = {}  # (id(kernel), its arrays' dtypes and ranks) -> launcher, or False: ordinary path
 _CONFIGS = {}
 
 
