@@ -153,7 +153,7 @@ class Optimizer:
                 np.array(hyps, np.float64),
             )
         for p in stepped:  # written in place, as PyTorch's in-place updates count
-            _ver.bump(p._data)
+            p._version += 1
         return loss
 
     def _row(self, group, p, g, st):
