@@ -166,7 +166,8 @@ def main(argv=None):
         times = args.dt * np.arange(1, args.steps + 1)
         a2.plot(times, obs, ".", ms=3, color="gray", label="observations")
         start = trajectory(args.k0, args.c0, args.steps, args.dt)
-        a2.plot(times, start, ":", color="tab:blue", label=f"start: k={args.k0:.2f}, c={args.c0:.2f}")
+        start_label = f"start: k={args.k0:.2f}, c={args.c0:.2f}"
+        a2.plot(times, start, ":", color="tab:blue", label=start_label)
         fitted = trajectory(r["k"], r["c"], args.steps, args.dt)
         a2.plot(times, fitted, "r", label=f"fit: k={r['k']:.2f}, c={r['c']:.2f}")
         a2.set_xlabel("time")
