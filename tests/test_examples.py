@@ -148,25 +148,3 @@ def test_physics_fit_converges(tmp_path):
     k = float(out.split("nbgrad: k=")[1].split()[0])
     c = float(out.split("nbgrad: k=")[1].split(" c=")[1].split()[0])
     assert abs(k - 4.0) < 0.05 and abs(c - 0.35) < 0.02
-
-
-def test_guide_runs(tmp_path):
-    """Every ```python block of docs/guide.md, in order, in one fresh interpreter."""
-    import re
-
-    guide = EXAMPLES.parent / "docs" / "guide.md"
-    blocks = re.findall(r"```python\n(.*?)```", guide.read_text(), re.S)
-    assert len(blocks) >= 8
-    script = tmp_path / "guide.py"
-    script.write_text("\n\n".join(blocks))
-    p = subprocess.run(
-        [sys.executable, str(script)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=_env(),
-    )
-    assert p.returncode == 0, p.stdout + p.stderr
-    assert "tensor([20., 20., 20., 20.])" in p.stdout
-    assert "expected shape compatible with [4, 3]" in p.stdout
