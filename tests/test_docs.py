@@ -46,6 +46,7 @@ def test_python_blocks_run(path, tmp_path):
     if path.name == "guide.md":  # the printed values the guide shows are the ones printed
         assert "tensor([20., 20., 20., 20.])" in out
         assert "expected shape compatible with [4, 3]" in out
+        assert "tensor([1., 2.], dtype=nbgrad.float64) nbgrad.Size([2, 3])" in out
 
 
 def test_not_run_markers_stay_few():

@@ -110,7 +110,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         input (Tensor): predictions.
         target (Tensor): broadcastable to `input`.
         reduction (str): `"none"`, `"mean"` or `"sum"`. Default: `"mean"`.
-        size_average, reduce: PyTorch's deprecated forms of `reduction`.
+        size_average (bool, optional): deprecated form of `reduction`, as in PyTorch.
+        reduce (bool, optional): deprecated form of `reduction`, as in PyTorch.
 
     Shape:
         input `(*)`, target `(*)`; output `()`, or the broadcast shape with `"none"`.
