@@ -56,12 +56,15 @@ def _public(path):
     if isinstance(obj, type):
         return {n for n in dir(obj) if not n.startswith("_")}
     names = getattr(obj, "__all__", None)
-    if names is None:
+    if names is None:  # what it defines: not functions or classes imported from elsewhere
         names = [
             n
             for n in dir(obj)
             if not n.startswith("_")
-            and getattr(getattr(obj, n), "__module__", "nbgrad").startswith("nbgrad")
+            and not (
+                callable(v := getattr(obj, n))
+                and not getattr(v, "__module__", "nbgrad").startswith("nbgrad")
+            )
         ]
     return {n for n in names if not isinstance(getattr(obj, n), types.ModuleType)}
 
