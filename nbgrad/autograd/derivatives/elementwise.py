@@ -101,6 +101,21 @@ def _gelu_tanh_grad(v):
     return 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * v * v)
 
 
+def _digamma(v):
+    if isinstance(v, Tensor):
+        return F.digamma(v)
+    return special.digamma(v)
+
+
+def _trigamma(v):
+    if isinstance(v, Tensor):  # digamma's derivative recorded for a further derivative
+        raise NotImplementedError(
+            "the derivative of digamma is not differentiable in nbgrad (it would need "
+            "polygamma(2, x)): the third derivative of lgamma is not supported"
+        )
+    return special.polygamma(1, v)
+
+
 NS = {
     **{n: _lift(n) for n in ("cos", "sin", "exp", "log", "sqrt", "cosh", "sinh", "tanh")},
     "fabs": lambda v: F.abs(v) if isinstance(v, Tensor) else abs(v),
@@ -109,6 +124,8 @@ NS = {
     "ncdf": _ncdf,
     "npdf": _npdf,
     "gelu_tanh_grad": _gelu_tanh_grad,
+    "digamma": _digamma,
+    "trigamma": _trigamma,
     "pow_": lambda a, b: a if isinstance(b, float) and b == 1.0 else a**b,  # x**2's VJP: 2 x
     "fdiv": lambda a, b: a / b,
     "_where": _where,
