@@ -192,7 +192,7 @@ def digamma(x):
     if x != x or x == math.inf:
         return x
     if x <= 0 and (x <= -4503599627370496.0 or x == math.floor(x)):
-        return -math.inf if x == 0 else math.nan  # torch: digamma(0) = -inf
+        return math.copysign(math.inf, -x) if x == 0 else math.nan  # as torch: -inf at +0
     r = 0.0
     if x < 0:
         r = -math.pi / math.tan(math.pi * x)

@@ -17,6 +17,7 @@ from scipy import special
 from ... import functions as F
 from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
 from ...tensor import Tensor
+from ..function import Function
 from ..grad_mode import STATE
 from . import defvjp, handle
 
@@ -107,12 +108,27 @@ def _digamma(v):
     return special.digamma(v)
 
 
-def _trigamma(v):
-    if isinstance(v, Tensor):  # digamma's derivative recorded for a further derivative
+class _Trigamma(Function):
+    """polygamma(1, x) recorded as the value of digamma's derivative, when that derivative
+    is itself recorded (create_graph): differentiating it further is refused."""
+
+    @staticmethod
+    def forward(ctx, x):
+        a = x._data.host() if x.is_cuda else x._data
+        out = Tensor._make(np.ascontiguousarray(special.polygamma(1, a).astype(a.dtype)), -1, False)
+        return out.to(x.device) if x.is_cuda else out
+
+    @staticmethod
+    def backward(ctx, g):
         raise NotImplementedError(
             "the derivative of digamma is not differentiable in nbgrad (it would need "
             "polygamma(2, x)): the third derivative of lgamma is not supported"
         )
+
+
+def _trigamma(v):
+    if isinstance(v, Tensor):
+        return _Trigamma.apply(v)
     return special.polygamma(1, v)
 
 
