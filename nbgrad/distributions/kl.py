@@ -21,7 +21,7 @@ from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _half_l
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
 from .uniform import Uniform
-from .utils import softplus, sum_rightmost
+from .utils import broadcast_shapes, softplus, sum_rightmost
 
 _KL_REGISTRY = {}
 _KL_MEMOIZE = {}
@@ -189,7 +189,7 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     term2 = (solve_triangular(lq, lp) ** 2).sum((-2, -1))
     term3 = _batch_mahalanobis(lq, q.loc - p.loc)
     out = half_term1 + 0.5 * (term2 + term3 - n)
-    shape = tuple(p.batch_shape)
+    shape = tuple(broadcast_shapes(p.batch_shape, q.batch_shape))
     return out.expand(shape) if tuple(out.shape) != shape else out
 
 

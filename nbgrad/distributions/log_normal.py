@@ -1,12 +1,9 @@
 """LogNormal(loc, scale): exp of Normal(loc, scale)."""
 
-import numbers
-
 from .. import functions as F
 from . import constraints
 from .distribution import Distribution
 from .normal import Normal
-from .utils import broadcast_all
 
 
 class LogNormal(Distribution):
@@ -15,10 +12,16 @@ class LogNormal(Distribution):
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        self.base_dist = Normal(self.loc, self.scale, validate_args=validate_args)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
+        self.base_dist = Normal(loc, scale, validate_args=validate_args)
+        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+
+    @property
+    def loc(self):
+        return self.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
 
     @property
     def mean(self):
