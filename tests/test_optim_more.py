@@ -409,3 +409,44 @@ def test_scheduler_errors_match_torch():
     sched.step()
     with pytest.raises(ValueError, match="Tried to step 3 times"):
         sched.step()
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+@pytest.mark.parametrize("case", ["adagrad-all", "adadelta", "nadam-wd", "radam", "adamax-all"])
+def test_cuda_parameters_match_cpu(case):
+    """On CUDA parameters the update runs on host copies written back: same result as on
+    the CPU, state buffers on the device."""
+    name, kw = CASES[case]
+    init, grads = _pair(np.float64, 3, seed=5)
+    runs = []
+    for dev in ("cpu", "cuda"):
+        ps = [nb.tensor(a, device=dev, requires_grad=True) for a in init]
+        o = getattr(optim, name)(ps, **kw)
+        for k in range(3):
+            for p, g in zip(ps, grads[k]):
+                p.grad = nb.tensor(g, device=dev)
+            o.step()
+        runs.append((ps, o))
+    for a, b in zip(runs[0][0], runs[1][0]):
+        assert b.is_cuda
+        np.testing.assert_allclose(b.detach().cpu().numpy(), a.detach().numpy(), rtol=1e-13)
+    st = runs[1][1].state[runs[1][0][0]]
+    assert all(v.is_cuda for k, v in st.items() if k not in ("step", "mu_product"))
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+def test_lbfgs_on_cuda_matches_cpu():
+    out = []
+    for dev in ("cpu", "cuda"):
+        x = nb.tensor([-1.5, 2.0], dtype=nb.float64, device=dev, requires_grad=True)
+        o = optim.LBFGS([x], line_search_fn="strong_wolfe", max_iter=5)
+
+        def f(o=o, x=x):
+            o.zero_grad()
+            y = _rosenbrock(nb, x)
+            y.backward()
+            return y
+
+        o.step(f)
+        out.append(x.detach().cpu().numpy())
+    np.testing.assert_allclose(out[1], out[0], rtol=1e-12)
