@@ -12,7 +12,7 @@ from .._array import check_writable
 from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_buffer
+from .optimizer import Optimizer, _zeros_like, check_buffer
 
 
 def host_array(t):
@@ -33,8 +33,6 @@ def scalar_state(value):
 
 
 def full_like_param(p, value):
-    from .optimizer import _zeros_like
-
     t = _zeros_like(p)
     if value != 0:
         a = host_array(t)

@@ -194,7 +194,10 @@ class LBFGS(Optimizer):
         if np.abs(flat_grad).max() <= tol_grad:
             return orig_loss
 
-        arr = lambda k: None if state.get(k) is None else state[k]._data  # noqa: E731
+        def arr(k):
+            v = state.get(k)
+            return None if v is None else v._data
+
         d, t = arr("d"), state.get("t")
         old_dirs = [v._data for v in state.get("old_dirs", [])]
         old_stps = [v._data for v in state.get("old_stps", [])]
