@@ -508,3 +508,30 @@ def test_value_must_be_a_tensor_and_validation_switches():
     with pytest.raises(NotImplementedError, match="gammainc with respect to its first"):
         a = nb.tensor(2.0, requires_grad=True)
         ND.Gamma(a, 1.0).cdf(nb.tensor(1.0)).backward()
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_float32_dtypes_and_values(case):
+    """float32 parameters give float32 results (no silent promotion), close to torch's."""
+    make, params, value, extra = CASES[case]
+    pt = {k: torch.tensor(v, dtype=torch.float32) for k, v in params.items()}
+    pn = {k: nb.tensor(v, dtype=nb.float32) for k, v in params.items()}
+    v32 = value.astype(np.float32) if value.dtype.kind == "f" else value
+    dt, dn = make(TD, pt), make(ND, pn)
+    outs = [
+        (dt.log_prob(torch.tensor(v32)), dn.log_prob(nb.tensor(v32))),
+        (dt.entropy(), dn.entropy()),
+        (dt.mean, dn.mean),
+        (dt.variance, dn.variance),
+        (dt.sample((2,)), dn.sample((2,))),
+    ]
+    if "rsample" in dir(dt) and dt.has_rsample:
+        outs.append((dt.rsample((2,)), dn.rsample((2,))))
+    for name in extra:
+        q = torch.tensor(v32) if name == "cdf" else torch.full(dt.batch_shape, 0.3)
+        outs.append((getattr(dt, name)(q), getattr(dn, name)(nb.tensor(q.numpy()))))
+    for i, (a, b) in enumerate(outs):
+        assert str(b.dtype).split(".")[-1] == str(a.dtype).split(".")[-1], i
+        assert tuple(b.shape) == tuple(a.shape), i
+        if i < 4 or i >= len(outs) - len(extra):
+            np.testing.assert_allclose(_np(b), _np(a), rtol=2e-5, atol=2e-5, equal_nan=True)
