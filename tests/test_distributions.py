@@ -535,3 +535,22 @@ def test_float32_dtypes_and_values(case):
         assert tuple(b.shape) == tuple(a.shape), i
         if i < 4 or i >= len(outs) - len(extra):
             np.testing.assert_allclose(_np(b), _np(a), rtol=2e-5, atol=2e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_expand_matches_torch(case):
+    dt, pt, vt, _ = _build(case, torch)
+    dn, pn, vn, _ = _build(case, nb)
+    shape = (2,) + tuple(dt.batch_shape)
+    et, en = dt.expand(torch.Size(shape)), dn.expand(shape)
+    assert tuple(en.batch_shape) == tuple(et.batch_shape) == shape
+    assert tuple(en.event_shape) == tuple(et.event_shape)
+    assert type(en) is type(dn)
+    a, b = et.log_prob(vt[0]), en.log_prob(vn[0])  # one value, broadcast over the batch
+    assert tuple(b.shape) == tuple(a.shape)
+    np.testing.assert_allclose(_np(b), _np(a), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(_np(en.entropy()), _np(et.entropy()), rtol=1e-12, atol=1e-12)
+    assert tuple(en.sample((3,)).shape) == tuple(et.sample((3,)).shape)
+    # the expanded parameters are views of the originals: gradients flow back
+    (b.sum() + en.entropy().sum()).backward()
+    assert all(p.grad is not None for p in pn.values())

@@ -34,6 +34,11 @@ class Bernoulli(Distribution):
         self._param = self.probs if probs is not None else self.logits
         super().__init__(() if scalar else self._param.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(batch_shape, ("probs", "logits"))
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
     @lazy_property
     def logits(self):
         return probs_to_logits(self.probs, is_binary=True)

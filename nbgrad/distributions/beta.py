@@ -27,6 +27,9 @@ class Beta(Distribution):
             () if scalar else self._dirichlet._batch_shape, validate_args=validate_args
         )
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, _dirichlet=self._dirichlet.expand(batch_shape))
+
     @property
     def concentration1(self):
         return self._dirichlet.concentration[..., 0]

@@ -32,6 +32,11 @@ class Categorical(Distribution):
         batch = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(batch_shape, ("probs", "logits"), _num_events=self._num_events)
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)

@@ -22,6 +22,9 @@ class Dirichlet(Distribution):
         shape = concentration.shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, ("concentration",))
+
     @property
     def mean(self):
         return self.concentration / self.concentration.sum(-1, keepdim=True)

@@ -88,6 +88,26 @@ class Distribution:
     def stddev(self):
         return self.variance.sqrt()
 
+    def expand(self, batch_shape, _instance=None):
+        """A view of this distribution with a larger batch shape (parameters expanded,
+        not copied)."""
+        raise NotImplementedError
+
+    def _expanded(self, batch_shape, params=(), **parts):
+        """A new instance whose named parameters (those set on this one) are expanded to
+        `batch_shape` plus their own trailing dims; `parts` are set as given."""
+        new = type(self).__new__(type(self))
+        batch_shape = Size(batch_shape)
+        nbatch = len(self._batch_shape)
+        for name in params:
+            if name in self.__dict__:
+                v = self.__dict__[name]
+                new.__dict__[name] = v.expand(tuple(batch_shape) + tuple(v.shape[nbatch:]))
+        new.__dict__.update(parts)
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def sample(self, sample_shape=Size()):
         """Samples without a graph (`rsample` under no_grad where there is one)."""
         with no_grad():

@@ -20,6 +20,9 @@ class Exponential(Distribution):
         scalar = isinstance(rate, numbers.Number)
         super().__init__(() if scalar else self.rate.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, ("rate",))
+
     @property
     def mean(self):
         return self.rate.reciprocal()

@@ -20,6 +20,9 @@ class Gamma(Distribution):
         batch = () if scalar else self.concentration.size()
         super().__init__(batch, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, ("concentration", "rate"))
+
     @property
     def mean(self):
         return self.concentration / self.rate

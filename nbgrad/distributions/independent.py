@@ -22,6 +22,11 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(shape[:cut], shape[cut:], validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        n = self.reinterpreted_batch_ndims
+        base = self.base_dist.expand(tuple(batch_shape) + tuple(self.event_shape[:n]))
+        return self._expanded(batch_shape, base_dist=base, reinterpreted_batch_ndims=n)
+
     @property
     def has_rsample(self):
         return self.base_dist.has_rsample

@@ -20,6 +20,9 @@ class Laplace(Distribution):
         scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
         super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, ("loc", "scale"))
+
     @property
     def mean(self):
         return self.loc

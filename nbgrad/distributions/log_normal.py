@@ -15,6 +15,9 @@ class LogNormal(Distribution):
         self.base_dist = Normal(loc, scale, validate_args=validate_args)
         super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, base_dist=self.base_dist.expand(batch_shape))
+
     @property
     def loc(self):
         return self.base_dist.loc

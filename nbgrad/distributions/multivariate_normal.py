@@ -86,6 +86,13 @@ class MultivariateNormal(Distribution):
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(given_matrix)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(
+            batch_shape,
+            ("loc", "covariance_matrix", "scale_tril", "precision_matrix"),
+            _unbroadcasted_scale_tril=self._unbroadcasted_scale_tril,
+        )
+
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
 

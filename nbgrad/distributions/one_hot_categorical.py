@@ -17,6 +17,9 @@ class OneHotCategorical(Distribution):
         event = self._categorical.param_shape[-1:]
         super().__init__(batch, event, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, _categorical=self._categorical.expand(batch_shape))
+
     @property
     def _param(self):
         return self._categorical._param

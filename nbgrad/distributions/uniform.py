@@ -15,6 +15,9 @@ class Uniform(Distribution):
         scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
         super().__init__(() if scalar else self.low.size(), validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        return self._expanded(batch_shape, ("low", "high"))
+
     @property
     def arg_constraints(self):
         return {
