@@ -554,3 +554,30 @@ def test_expand_matches_torch(case):
     # the expanded parameters are views of the originals: gradients flow back
     (b.sum() + en.entropy().sum()).backward()
     assert all(p.grad is not None for p in pn.values())
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+def test_cuda_parameters_match_cpu():
+    """The composed families run on CUDA tensors: same values and gradients as on the CPU,
+    samples on the device."""
+    res = []
+    for dev in ("cpu", "cuda"):
+        loc = nb.tensor([0.5, -1.0], dtype=nb.float64, device=dev, requires_grad=True)
+        sc = nb.tensor([1.5, 0.5], dtype=nb.float64, device=dev, requires_grad=True)
+        v = nb.tensor([0.1, 0.2], dtype=nb.float64, device=dev)
+        d = ND.Normal(loc, sc)
+        b = ND.Bernoulli(logits=loc)
+        c = ND.Categorical(logits=nb.stack([loc, sc], -1))
+        total = (
+            (d.log_prob(v) + d.entropy() + d.cdf(v)).sum()
+            + ND.kl_divergence(d, ND.Normal(sc, loc.abs() + 1)).sum()
+            + b.log_prob(nb.tensor([1.0, 0.0], dtype=nb.float64, device=dev)).sum()
+            + c.log_prob(nb.tensor([0, 1], device=dev)).sum()
+            + c.entropy().sum()
+        )
+        grads = nb.autograd.grad(total, [loc, sc])
+        assert d.rsample((3,)).is_cuda == (dev == "cuda") == c.sample((2,)).is_cuda
+        res.append([total.item()] + [g.cpu().numpy() for g in grads])
+    np.testing.assert_allclose(res[1][0], res[0][0], rtol=1e-13)
+    for a, b in zip(res[0][1:], res[1][1:]):
+        np.testing.assert_allclose(b, a, rtol=1e-12)
