@@ -59,3 +59,18 @@ def test_special_module():
         got = getattr(nb.special, name)(nb.tensor(x)).numpy()
         want = getattr(torch.special, name)(torch.tensor(x)).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-14, err_msg=name)
+
+
+def test_forward_mode_and_hessian():
+    import nbgrad.autograd.forward_ad as fwad
+    from nbgrad.autograd.functional import hessian
+
+    x = np.array([0.5, 2.0, -1.3])
+    with fwad.dual_level():
+        d = fwad.make_dual(nb.tensor(x), nb.ones(3, dtype=nb.float64))
+        t1 = fwad.unpack_dual(nb.lgamma(d)).tangent.numpy()
+        t2 = fwad.unpack_dual(nb.digamma(d)).tangent.numpy()
+    np.testing.assert_allclose(t1, sp.digamma(x), rtol=1e-13)
+    np.testing.assert_allclose(t2, sp.polygamma(1, x), rtol=1e-12)
+    h = hessian(lambda t: nb.lgamma(t).sum(), nb.tensor(x)).numpy()
+    np.testing.assert_allclose(h, np.diag(sp.polygamma(1, x)), rtol=1e-12, atol=1e-15)
