@@ -112,7 +112,3 @@ def rand(shape, like):
 
 def host(t):
     return t._data.host() if t.is_cuda else t._data
-
-
-def from_host(arr, like):
-    return creation.tensor(arr, device=like.device)
