@@ -182,6 +182,8 @@ asin = arcsin = _unary("asin")
 acos = arccos = _unary("acos")
 atan = arctan = _unary("atan")
 erf = _unary("erf")
+lgamma = _unary("lgamma")
+digamma = _unary("digamma")
 silu = _unary("silu")
 
 

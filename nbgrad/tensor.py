@@ -821,6 +821,12 @@ class Tensor:
     def erf(self):
         return _fn.erf(self)
 
+    def lgamma(self):
+        return _fn.lgamma(self)
+
+    def digamma(self):
+        return _fn.digamma(self)
+
     def sign(self):
         return _fn.sign(self)
 
