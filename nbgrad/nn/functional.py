@@ -203,5 +203,8 @@ def _one_hot_classes(d, num_classes):
     return num_classes
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
 _ = linear
+
+# layers composed of recorded core ops (pads, windows, norms, attention, more losses)
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]

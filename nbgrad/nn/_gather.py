@@ -1,0 +1,107 @@
+"""One recorded gather for the layers that read windows or remapped positions of their input.
+
+Padding, im2col (unfold, convolution, pooling) and nearest resampling all read
+`x.flat[pos]` for positions that depend only on shapes and layer settings. Each is one
+`take` row (its VJP a scatter-add), so it runs on CPU and CUDA, under create_graph, and is
+replayed by nbgrad.compile (positions are remade from the plan, a hashable tuple).
+
+A plan maps the trailing dims of the input (the "tail"), one int map per tail dim, and
+combines the maps as an outer product; an entry of -1 reads the fill column that
+`gather_tail` appends (the pad value), so padding costs no extra op beyond that column.
+"""
+
+import functools
+
+import numpy as np
+
+from ..creation import full
+from ..ops import indexing
+from ..ops.joins import cat
+
+
+@functools.lru_cache(maxsize=128)
+def _tail_positions(plan):
+    """(positions over the tail, with -1 for the fill column; the output tail shape)."""
+    tail, maps, perm = plan[0], _build_maps(plan), plan[-1]
+    strides = np.ones(len(tail), np.int64)
+    for d in range(len(tail) - 2, -1, -1):
+        strides[d] = strides[d + 1] * tail[d + 1]
+    pos = np.zeros((), np.int64)
+    bad = np.zeros((), bool)
+    for m, st in zip(maps, strides):
+        m = np.asarray(m, np.int64)
+        pos = np.add.outer(pos, m * st)
+        bad = np.logical_or.outer(bad, m < 0)
+    pos[bad] = -1
+    if perm is not None:
+        pos = pos.transpose(perm)
+    return np.ascontiguousarray(pos), pos.shape
+
+
+@functools.lru_cache(maxsize=64)
+def _full_positions(nlead, plan, width):
+    """Flat positions over (nlead, width) rows: the tail positions repeated per lead row."""
+    pos, _ = _tail_positions(plan)
+    pos = np.where(pos < 0, width - 1, pos).reshape(-1)
+    return (np.arange(nlead, dtype=np.int64)[:, None] * width + pos[None, :]).reshape(-1)
+
+
+def _build_maps(plan):
+    kind = plan[1]
+    return _BUILDERS[kind](*plan[2:-1])
+
+
+def _pad_maps(tail, pads, mode):
+    maps = []
+    for n, (lo, hi) in zip(tail, pads):
+        i = np.arange(-lo, n + hi, dtype=np.int64)
+        if mode == "constant":
+            i = np.where((i >= 0) & (i < n), i, -1)
+        elif mode == "reflect":
+            i = np.abs(i)
+            i = np.where(i >= n, 2 * (n - 1) - i, i)
+        elif mode == "replicate":
+            i = np.clip(i, 0, n - 1)
+        else:  # circular
+            i = i % n
+        maps.append(i)
+    return maps
+
+
+def _window_maps(tail, kernel, stride, pads, dilation, out):
+    """im2col maps: channels, then per spatial dim a (kernel, out) map of input rows."""
+    maps = [np.arange(tail[0], dtype=np.int64)]
+    for n, k, s, p, d, o in zip(tail[1:], kernel, stride, pads, dilation, out):
+        i = np.arange(k)[:, None] * d + np.arange(o)[None, :] * s - p
+        maps.append(np.where((i >= 0) & (i < n), i, -1))
+    return maps
+
+
+def _index_maps(tail, maps):
+    return [np.asarray(m, np.int64) for m in maps]
+
+
+_BUILDERS = {"pad": _pad_maps, "win": _window_maps, "idx": _index_maps}
+
+
+def has_fill(plan):
+    pos, _ = _tail_positions(plan)
+    return bool(pos.size) and bool((pos < 0).any())
+
+
+@indexing._by_index
+def gather_tail(x, plan, fill=0.0):
+    """x (lead..., *plan tail) -> (lead..., *output tail): one recorded gather."""
+    tail = plan[0]
+    k = len(tail)
+    lead = tuple(x.shape[: x.dim() - k])
+    nlead = int(np.prod(lead, dtype=np.int64))
+    m = int(np.prod(tail, dtype=np.int64))
+    src = x.reshape(nlead, m)
+    if has_fill(plan):
+        col = full((nlead, 1), fill, dtype=x.dtype, device=x.device)
+        src = cat([src, col], 1)
+        m += 1
+    _, out_tail = _tail_positions(plan)
+    pos = _full_positions(nlead, plan, m)
+    return indexing.take(src, pos, lead + tuple(out_tail), "IndexSelectBackward0")
