@@ -206,5 +206,40 @@ def _one_hot_classes(d, num_classes):
 _ = linear
 
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
+from . import _fallback, _fn_conv, _fn_norm, _fn_spatial  # noqa: E402
+
+embedding = _fallback._embedding
+avg_pool1d = _fn_conv.avg_pool1d
+avg_pool2d = _fn_conv.avg_pool2d
+conv1d = _fn_conv.conv1d
+conv2d = _fn_conv.conv2d
+conv_transpose1d = _fn_conv.conv_transpose1d
+conv_transpose2d = _fn_conv.conv_transpose2d
+max_pool1d = _fn_conv.max_pool1d
+max_pool2d = _fn_conv.max_pool2d
+batch_norm = _fn_norm.batch_norm
+cosine_embedding_loss = _fn_norm.cosine_embedding_loss
+cosine_similarity = _fn_norm.cosine_similarity
+dropout = _fn_norm.dropout
+dropout1d = _fn_norm.dropout1d
+dropout2d = _fn_norm.dropout2d
+gaussian_nll_loss = _fn_norm.gaussian_nll_loss
+group_norm = _fn_norm.group_norm
+kl_div = _fn_norm.kl_div
+layer_norm = _fn_norm.layer_norm
+margin_ranking_loss = _fn_norm.margin_ranking_loss
+multi_head_attention_forward = _fn_norm.multi_head_attention_forward
+normalize = _fn_norm.normalize
+pairwise_distance = _fn_norm.pairwise_distance
+poisson_nll_loss = _fn_norm.poisson_nll_loss
+rms_norm = _fn_norm.rms_norm
+scaled_dot_product_attention = _fn_norm.scaled_dot_product_attention
+triplet_margin_loss = _fn_norm.triplet_margin_loss
+adaptive_avg_pool1d = _fn_spatial.adaptive_avg_pool1d
+adaptive_avg_pool2d = _fn_spatial.adaptive_avg_pool2d
+fold = _fn_spatial.fold
+interpolate = _fn_spatial.interpolate
+pad = _fn_spatial.pad
+unfold = _fn_spatial.unfold
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
