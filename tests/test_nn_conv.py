@@ -244,7 +244,7 @@ def test_avg_pool1d():
         dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
     ):
         parity(
-            lambda x: F.avg_pool1d(x, **kw),
+            lambda x: F.avg_pool1d(x, **kw),  # noqa: B023
             lambda x: tF().avg_pool1d(x, **kw),  # noqa: B023
             r(2, 3, 8),
         )
@@ -266,3 +266,38 @@ def test_small_cnn_training_step_matches():
     m, tm = build(nn).double(), build(torch.nn).double()
     assert list(m.state_dict()) == list(tm.state_dict())
     _module_parity(m, tm, r(3, 1, 8, 8))
+
+
+@pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
+def test_layers_on_cuda_match_cpu():
+    import copy
+
+    x, w = r(1, 2, 4, 4), r(3, 2, 3, 3)
+
+    def run(dev):
+        xt = nb.tensor(x, device=dev, requires_grad=True)
+        wt = nb.tensor(w, device=dev, requires_grad=True)
+        y = F.conv2d(F.pad(xt, (1, 1, 1, 1), mode="reflect"), wt, padding=1)
+        y, idx = F.max_pool2d(y, 2, return_indices=True)
+        y = F.layer_norm(y, (3,))
+        y = F.interpolate(F.avg_pool2d(y, 2, padding=1), scale_factor=2, mode="bilinear")
+        y = F.conv_transpose2d(y, wt, stride=2)
+        y.sum().backward()
+        return y.detach().cpu().numpy(), xt.grad.cpu().numpy(), wt.grad.cpu().numpy(), idx.cpu()
+
+    for a, b in zip(run("cpu"), run("cuda")):
+        np.testing.assert_allclose(
+            np.asarray(a.numpy() if hasattr(a, "numpy") else a),
+            np.asarray(b.numpy() if hasattr(b, "numpy") else b),
+            atol=1e-12,
+        )
+    m = nn.BatchNorm1d(3, dtype=nb.float64)
+    mc = copy.deepcopy(m).cuda()
+    xb = r(4, 3)
+    np.testing.assert_allclose(
+        m(T(xb)).detach().numpy(),
+        mc(nb.tensor(xb, device="cuda")).detach().cpu().numpy(),
+        atol=1e-12,
+    )
+    np.testing.assert_allclose(m.running_var.numpy(), mc.running_var.cpu().numpy(), atol=1e-12)
+    assert mc.num_batches_tracked.cpu().item() == 1

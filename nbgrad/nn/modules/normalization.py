@@ -68,9 +68,10 @@ class _BatchNorm(Module):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            self.num_batches_tracked.add_(1)
+            n = int(self.num_batches_tracked.item()) + 1  # fill_: CUDA has no int64 add
+            self.num_batches_tracked.fill_(n)
             if self.momentum is None:  # a cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked.item())
+                factor = 1.0 / n
         use_batch = self.training or self.running_mean is None
         track = not self.training or self.track_running_stats
         return F.batch_norm(
