@@ -437,3 +437,24 @@ def test_other_losses():
     for name, kw in mods:
         assert getattr(nn, name)(**kw).reduction == getattr(torch.nn, name)(**kw).reduction
     gradcheck(lambda x, y, v: F.gaussian_nll_loss(x, y, v), r(2, 2), r(2, 2), np.abs(r(2, 2)) + 1)
+
+
+def test_embedding_max_norm_and_padding_idx():
+    w = np.abs(r(6, 3)) * 2
+    idx = np.array([[0, 2], [2, 5]])
+    for p in (2.0, 1.0):
+        wn, wt = T(w.copy(), True), torch.tensor(w.copy(), requires_grad=True)
+        yn = F.embedding(T(idx), wn, max_norm=1.0, norm_type=p)
+        yt = tF().embedding(torch.tensor(idx), wt, max_norm=1.0, norm_type=p)
+        np.testing.assert_allclose(yn.detach().numpy(), yt.detach().numpy(), atol=1e-12)
+        np.testing.assert_allclose(wn.detach().numpy(), wt.detach().numpy(), atol=1e-12)
+    m = nn.Embedding(6, 3, padding_idx=2, max_norm=0.5, dtype=nb.float64)
+    tm = torch.nn.Embedding(6, 3, padding_idx=2, max_norm=0.5, dtype=torch.float64)
+    with torch.no_grad():
+        tm.weight.copy_(torch.tensor(m.weight.detach().numpy()))
+    g = r(2, 2, 3)
+    m(T(idx)).backward(T(g))
+    tm(torch.tensor(idx)).backward(torch.tensor(g))
+    np.testing.assert_allclose(m.weight.grad.numpy(), tm.weight.grad.numpy(), atol=1e-12)
+    assert not np.any(m.weight.grad.numpy()[2])
+    np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(), atol=1e-12)

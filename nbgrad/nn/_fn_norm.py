@@ -195,6 +195,23 @@ def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
     return _feature_dropout(input, p, training, 2, "dropout2d")
 
 
+def embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002
+    """Rescale, in place, the rows of `weight` that `input` selects whose norm exceeds
+    max_norm to norm max_norm (PyTorch's scale: max_norm / (norm + 1e-7))."""
+    idx = input._data.host() if input.is_cuda else input._data
+    rows = np.unique(np.asarray(idx, np.int64).reshape(-1))
+    if not rows.size:
+        return weight
+    with no_grad():
+        sel = _const(rows, weight)
+        w = weight.index_select(0, sel)
+        norm = _pnorm(w, norm_type, 1, True)
+        big = norm > max_norm
+        scale = (max_norm / (norm + 1e-7)).where(big, ones((), dtype=w.dtype, device=w.device))
+        weight[sel] = w * scale
+    return weight
+
+
 # -- attention ----------------------------------------------------------------------------
 def scaled_dot_product_attention(
     query,

@@ -208,7 +208,23 @@ _ = linear
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
 from . import _fallback, _fn_conv, _fn_norm, _fn_spatial  # noqa: E402
 
-embedding = _fallback._embedding
+
+def embedding(
+    input,  # noqa: A002
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    if max_norm is not None:
+        _fn_norm.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _fallback._embedding(input, weight, padding_idx)
+
+
 avg_pool1d = _fn_conv.avg_pool1d
 avg_pool2d = _fn_conv.avg_pool2d
 conv1d = _fn_conv.conv1d
