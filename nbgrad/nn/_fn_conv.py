@@ -276,8 +276,11 @@ def _avg_pool(
         y = total / float(divisor_override)
     else:
         div = _avg_divisor(tuple(x.shape[2:]), k, s, p, out, count_include_pad)
-        dv = Tensor._make(div.astype(x._data.dtype), -1, False)
-        y = total / (dv.cuda() if x.is_cuda else dv)
+        if np.all(div == div.flat[0]):  # one divisor: a scalar (no constant tensor)
+            y = total / float(div.flat[0])
+        else:
+            dv = Tensor._make(div.astype(x._data.dtype), -1, False)
+            y = total / (dv.cuda() if x.is_cuda else dv)
     return y if batched else y.squeeze(0)
 
 
