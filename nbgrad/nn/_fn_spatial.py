@@ -216,11 +216,13 @@ def interpolate(
     if mode in ("nearest", "nearest-exact"):
         maps = []
         for n, o, f in zip(spatial, out, scales):
-            r = (1.0 / f) if f else n / o
+            # PyTorch's index arithmetic is in float32
+            r = np.float32((1.0 / f) if f else n / o)
+            j = np.arange(o, dtype=np.float32)
             if mode == "nearest":
-                i = np.floor(np.arange(o) * np.float32(r)).astype(np.int64)
+                i = np.floor(j * r).astype(np.int64)
             else:
-                i = np.floor((np.arange(o) + 0.5) * r).astype(np.int64)
+                i = np.floor((j + np.float32(0.5)) * r).astype(np.int64)
             maps.append(tuple(int(v) for v in np.minimum(i, n - 1)))
         tail = tuple(spatial)
         return gather_tail(input, (tail, "idx", tail, tuple(maps), None))
