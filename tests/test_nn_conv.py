@@ -338,3 +338,21 @@ def test_compiled_conv_step_matches_eager():
         warnings.simplefilter("error")  # no fallback to eager execution
         compiled = [cs(x, y).item() for _ in range(3)]
     assert compiled == eager
+
+
+def test_double_backward_through_conv_pool_norm():
+    """A gradient penalty: grad of grad through pad, conv, max pool and layer norm."""
+    x, w = r(2, 3, 5, 5), r(4, 3, 3, 3)
+
+    def run(lib, Fm, leaf):
+        xt, wt = leaf(x), leaf(w)
+        y = Fm.conv2d(Fm.pad(xt, (1, 1, 1, 1), mode="reflect"), wt, stride=1)
+        y = Fm.layer_norm(Fm.max_pool2d(y.tanh(), 2), (2,))
+        (g,) = lib.autograd.grad((y * y).sum(), xt, create_graph=True)
+        (g * g).sum().backward()
+        return g.detach().numpy(), wt.grad.numpy(), xt.grad.numpy()
+
+    a = run(nb, F, lambda v: nb.tensor(v, requires_grad=True))
+    b = run(torch, tF(), lambda v: torch.tensor(v, requires_grad=True))
+    for u, v in zip(a, b):
+        np.testing.assert_allclose(u, v, atol=1e-9)
