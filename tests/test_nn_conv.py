@@ -356,3 +356,25 @@ def test_double_backward_through_conv_pool_norm():
     b = run(torch, tF(), lambda v: torch.tensor(v, requires_grad=True))
     for u, v in zip(a, b):
         np.testing.assert_allclose(u, v, atol=1e-9)
+
+
+def test_float32_conv_and_pool_match():
+    x, w, b = (a.astype(np.float32) for a in (r(4, 3, 9, 9), r(5, 3, 3, 3), r(5)))
+    kw = dict(stride=2, padding=1)
+    parity(
+        lambda x, w, b: F.max_pool2d(F.conv2d(x, w, b, **kw), 2, ceil_mode=True),
+        lambda x, w, b: tF().max_pool2d(tF().conv2d(x, w, b, **kw), 2, ceil_mode=True),
+        x,
+        w,
+        b,
+        rtol=1e-4,
+        atol=1e-4,
+    )
+    parity(
+        lambda x, w: F.conv_transpose2d(x, w, stride=2),
+        lambda x, w: tF().conv_transpose2d(x, w, stride=2),
+        x,
+        w[:, :3].transpose(1, 0, 2, 3).copy(),
+        rtol=1e-4,
+        atol=1e-4,
+    )

@@ -284,6 +284,8 @@ def test_unfold_gradcheck_and_errors():
         ((2, 3, 5), dict(size=8, mode="linear")),
         ((2, 3, 5), dict(scale_factor=3, mode="nearest")),
         ((1, 2, 3, 4), dict(size=(6, 9), mode="nearest-exact")),
+        ((1, 2, 7, 5), dict(size=(3, 2), mode="area")),
+        ((2, 3, 7), dict(scale_factor=0.5, mode="area")),
     ],
 )
 def test_interpolate(shape, kw):

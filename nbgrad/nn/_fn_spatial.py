@@ -203,8 +203,8 @@ def interpolate(
             f"{input.dim()}D) for the modes: nearest | linear | bilinear | bicubic | trilinear "
             f"| lanczos | area | nearest-exact (got {mode})"
         )
-    if mode in ("bicubic", "area"):
-        raise NotImplementedError(f"interpolate(mode={mode!r}) is not supported")
+    if mode == "bicubic":
+        raise NotImplementedError("interpolate(mode='bicubic') is not supported")
     spatial = tuple(input.shape[2:])
     if size is not None:
         out = _tuple(size, nsp, "size")
@@ -213,6 +213,10 @@ def interpolate(
         sf = [float(v) for v in _tuple_f(scale_factor, nsp)]
         out = tuple(int(math.floor(n * f)) for n, f in zip(spatial, sf))
         scales = [None] * nsp if recompute_scale_factor else sf
+    if mode == "area":  # PyTorch's area mode is the adaptive average pool
+        if nsp > 2:
+            raise NotImplementedError("interpolate(mode='area') supports 3D and 4D input")
+        return _adaptive_avg(input, out, nsp, f"adaptive_avg_pool{nsp}d")
     if mode in ("nearest", "nearest-exact"):
         maps = []
         for n, o, f in zip(spatial, out, scales):
