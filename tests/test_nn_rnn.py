@@ -302,3 +302,19 @@ def test_transformer_train_mode_dropout_shapes():
     assert y.shape == (5, 3, 8)
     y.sum().backward()
     assert layer.linear1.weight.grad is not None
+
+
+def test_multihead_attention_3d_mask_and_causal():
+    m = nn.MultiheadAttention(4, 2, dtype=nb.float64)
+    tm = torch.nn.MultiheadAttention(4, 2, dtype=torch.float64)
+    _load_from_torch(m, tm)
+    q = r(3, 2, 4)
+    m3 = r(4, 3, 3)  # (N * heads, L, S), float
+    on, wn = m(T(q), T(q), T(q), attn_mask=T(m3))
+    ot, wt = tm(*(torch.tensor(q),) * 3, attn_mask=torch.tensor(m3))
+    np.testing.assert_allclose(on.detach().numpy(), ot.detach().numpy(), atol=1e-10)
+    np.testing.assert_allclose(wn.detach().numpy(), wt.detach().numpy(), atol=1e-10)
+    causal = np.triu(np.ones((3, 3), bool), 1)
+    on, _ = m(T(q), T(q), T(q), attn_mask=T(causal), is_causal=True)
+    ot, _ = tm(*(torch.tensor(q),) * 3, attn_mask=torch.tensor(causal), is_causal=True)
+    np.testing.assert_allclose(on.detach().numpy(), ot.detach().numpy(), atol=1e-10)
