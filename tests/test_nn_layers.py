@@ -460,3 +460,61 @@ def test_embedding_max_norm_and_padding_idx():
     np.testing.assert_allclose(m.weight.grad.numpy(), tm.weight.grad.numpy(), atol=1e-12)
     assert not np.any(m.weight.grad.numpy()[2])
     np.testing.assert_allclose(m.weight.detach().numpy(), tm.weight.detach().numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag(mode):
+    w = r(7, 3)
+    idx = np.array([1, 2, 4, 5, 4, 3, 2, 6])
+    cases = [
+        dict(offsets=np.array([0, 2, 2, 5])),  # an empty bag
+        dict(offsets=np.array([0, 3, 8]), include_last_offset=True),
+        dict(offsets=np.array([0, 4]), padding_idx=4),
+    ]
+    for kw in cases:
+        off = kw.pop("offsets")
+
+        def f_nb(w, kw=kw, off=off):
+            return F.embedding_bag(T(idx), w, T(off), mode=mode, **kw)
+
+        def f_t(w, kw=kw, off=off):
+            return tF().embedding_bag(torch.tensor(idx), w, torch.tensor(off), mode=mode, **kw)
+
+        parity(f_nb, f_t, w)
+    parity(
+        lambda w: F.embedding_bag(T(idx.reshape(2, 4)), w, mode=mode),
+        lambda w: tF().embedding_bag(torch.tensor(idx.reshape(2, 4)), w, mode=mode),
+        w,
+    )
+    m = nn.EmbeddingBag(7, 3, mode=mode, dtype=nb.float64)
+    tm = torch.nn.EmbeddingBag(7, 3, mode=mode, dtype=torch.float64)
+    assert list(m.state_dict()) == list(tm.state_dict()) and repr(m) == repr(tm)
+
+
+def test_embedding_bag_weights_and_errors():
+    w, psw = r(7, 3), r(8)
+    idx, off = np.array([1, 2, 4, 5, 4, 3, 2, 6]), np.array([0, 3])
+    parity(
+        lambda w, p: F.embedding_bag(T(idx), w, T(off), mode="sum", per_sample_weights=p),
+        lambda w, p: tF().embedding_bag(
+            torch.tensor(idx), w, torch.tensor(off), mode="sum", per_sample_weights=p
+        ),
+        w,
+        psw,
+    )
+    same_error(
+        lambda w: F.embedding_bag(T(idx), w), lambda w: tF().embedding_bag(torch.tensor(idx), w), w
+    )
+    same_error(
+        lambda w: F.embedding_bag(T(idx), w, T(off), mode="foo"),
+        lambda w: tF().embedding_bag(torch.tensor(idx), w, torch.tensor(off), mode="foo"),
+        w,
+    )
+    same_error(
+        lambda w, p: F.embedding_bag(T(idx), w, T(off), per_sample_weights=p),
+        lambda w, p: tF().embedding_bag(
+            torch.tensor(idx), w, torch.tensor(off), per_sample_weights=p
+        ),
+        w,
+        psw,
+    )

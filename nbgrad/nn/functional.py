@@ -239,6 +239,7 @@ cosine_similarity = _fn_norm.cosine_similarity
 dropout = _fn_norm.dropout
 dropout1d = _fn_norm.dropout1d
 dropout2d = _fn_norm.dropout2d
+embedding_bag = _fn_norm.embedding_bag
 gaussian_nll_loss = _fn_norm.gaussian_nll_loss
 group_norm = _fn_norm.group_norm
 kl_div = _fn_norm.kl_div
