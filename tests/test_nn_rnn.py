@@ -318,3 +318,52 @@ def test_multihead_attention_3d_mask_and_causal():
     on, _ = m(T(q), T(q), T(q), attn_mask=T(causal), is_causal=True)
     ot, _ = tm(*(torch.tensor(q),) * 3, attn_mask=torch.tensor(causal), is_causal=True)
     np.testing.assert_allclose(on.detach().numpy(), ot.detach().numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer_eval(norm_first):
+    kw = dict(
+        d_model=8,
+        nhead=2,
+        num_encoder_layers=2,
+        num_decoder_layers=2,
+        dim_feedforward=16,
+        norm_first=norm_first,
+        batch_first=True,
+    )
+    m = nn.Transformer(dtype=nb.float64, **kw)
+    tm = torch.nn.Transformer(dtype=torch.float64, **kw)
+    for p in tm.parameters():
+        torch.nn.init.normal_(p, std=0.3)
+    m.eval()
+    tm.eval()
+    src, tgt = r(2, 5, 8), r(2, 4, 8)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    mine = nn.Transformer.generate_square_subsequent_mask(4, dtype=nb.float64)
+    np.testing.assert_array_equal(mine.numpy(), mask.numpy())
+    _parity(m, tm, src, tgt, kw=dict(tgt_mask=None))
+    _load_from_torch(m, tm)
+    kpm = np.zeros((2, 5), bool)
+    kpm[1, 3:] = True
+    yn = m(T(src), T(tgt), tgt_mask=mine, memory_key_padding_mask=T(kpm))
+    yt = tm(
+        torch.tensor(src),
+        torch.tensor(tgt),
+        tgt_mask=mask,
+        memory_key_padding_mask=torch.tensor(kpm),
+    )
+    np.testing.assert_allclose(yn.detach().numpy(), yt.detach().numpy(), atol=1e-10)
+
+
+def test_transformer_decoder_layer_train_mode_and_errors():
+    layer = nn.TransformerDecoderLayer(8, 2, dim_feedforward=16)
+    dec = nn.TransformerDecoder(layer, 2)
+    y = dec(T(r(4, 3, 8).astype(np.float32)), T(r(5, 3, 8).astype(np.float32)))
+    assert y.shape == (4, 3, 8)
+    y.sum().backward()
+    assert dec.layers[1].multihead_attn.in_proj_weight.grad is not None
+    names = [n for n, _ in dec.named_parameters()]
+    tdec = torch.nn.TransformerDecoder(torch.nn.TransformerDecoderLayer(8, 2, 16), 2)
+    assert names == [n for n, _ in tdec.named_parameters()]
+    with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+        nn.Transformer(8, 2, 1, 1, 16)(T(r(3, 2, 8)), T(r(3, 4, 8)))

@@ -44,7 +44,14 @@ from .pooling import (
     Upsample,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
-from .transformer import MultiheadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "BCELoss",
@@ -107,6 +114,9 @@ __all__ = [
     "RMSNorm",
     "RNN",
     "RNNCell",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
     "TripletMarginLoss",
