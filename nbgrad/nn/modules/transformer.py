@@ -7,6 +7,7 @@ import copy
 from ... import creation
 from .. import functional as F
 from .. import init
+from .._fn_attention import mha_forward
 from .container import ModuleList
 from .linear import Dropout, LayerNorm, Linear, _empty
 from .module import Module
@@ -100,7 +101,7 @@ class MultiheadAttention(Module):
             query, key, value = (t.unsqueeze(1) for t in (query, key, value))
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
-        out, w = F.multi_head_attention_forward(
+        out, w = mha_forward(
             query,
             key,
             value,
