@@ -215,7 +215,7 @@ def _pool_indices(x, k, s, p, d, out, arg):
     tail = tuple(x.shape[1:])
     nd = len(k)
     perm = tuple([0] + [2 + 2 * i for i in range(nd)] + [1 + 2 * i for i in range(nd)])
-    pos, _ = _tail_positions((tail, "win", tail, k, s, p, d, out, perm))
+    pos = _tail_positions((tail, "win", tail, k, s, p, d, out, perm))[0]
     plane = int(np.prod(tail[1:]))
     pos = pos.reshape(*pos.shape[: 1 + nd], -1) % plane
     a = arg._data

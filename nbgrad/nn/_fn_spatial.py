@@ -156,7 +156,7 @@ def _fold_positions(tail, k, s, p, d, blocks):
     from ._gather import _tail_positions
 
     plan = (tail, "win", tail, k, s, p, d, blocks, (0, 1, 3, 2, 4))  # unfold's order
-    pos, _ = _tail_positions(plan)
+    pos = _tail_positions(plan)[0]
     m = int(np.prod(tail))
     return np.where(pos < 0, m, pos).reshape(-1)  # outside: the dropped last column
 

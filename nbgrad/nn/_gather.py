@@ -10,7 +10,7 @@ combines the maps as an outer product; an entry of -1 reads the fill column that
 `gather_tail` appends (the pad value), so padding costs no extra op beyond that column.
 """
 
-import functools
+from collections import OrderedDict
 
 import numpy as np
 
@@ -18,10 +18,32 @@ from ..creation import full
 from ..ops import indexing
 from ..ops.joins import cat
 
+_KEPT = OrderedDict()  # recent position arrays, each at most _KEEP_MAX entries
+_KEEP_MAX = 1 << 20
+_KEEP_N = 32
 
-@functools.lru_cache(maxsize=128)
+
+def _kept(key, make):
+    """make() once per key while the result is small (a few recent ones are kept)."""
+    hit = _KEPT.get(key)
+    if hit is not None:
+        _KEPT.move_to_end(key)
+        return hit
+    val = make()
+    if val[0].size <= _KEEP_MAX:
+        _KEPT[key] = val
+        if len(_KEPT) > _KEEP_N:
+            _KEPT.popitem(last=False)
+    return val
+
+
 def _tail_positions(plan):
-    """(positions over the tail, with -1 for the fill column; the output tail shape)."""
+    """(positions over the tail, -1 where the fill column is read; the output tail shape;
+    whether any position reads the fill column)."""
+    return _kept(("tail", plan), lambda: _make_tail(plan))
+
+
+def _make_tail(plan):
     tail, maps, perm = plan[0], _build_maps(plan), plan[-1]
     strides = np.ones(len(tail), np.int64)
     for d in range(len(tail) - 2, -1, -1):
@@ -35,15 +57,18 @@ def _tail_positions(plan):
     pos[bad] = -1
     if perm is not None:
         pos = pos.transpose(perm)
-    return np.ascontiguousarray(pos), pos.shape
+    return np.ascontiguousarray(pos), pos.shape, bool(bad.any())
 
 
-@functools.lru_cache(maxsize=64)
-def _full_positions(nlead, plan, width):
-    """Flat positions over (nlead, width) rows: the tail positions repeated per lead row."""
-    pos, _ = _tail_positions(plan)
-    pos = np.where(pos < 0, width - 1, pos).reshape(-1)
-    return (np.arange(nlead, dtype=np.int64)[:, None] * width + pos[None, :]).reshape(-1)
+def _full_positions(nlead, plan, width, pos):
+    """Flat positions over (nlead, width) rows: the tail positions `pos` repeated per lead
+    row (-1 reads the last column)."""
+
+    def make():
+        p = np.where(pos < 0, width - 1, pos).reshape(-1)
+        return ((np.arange(nlead, dtype=np.int64)[:, None] * width + p[None, :]).reshape(-1),)
+
+    return _kept(("full", nlead, plan, width), make)[0]
 
 
 def _build_maps(plan):
@@ -84,11 +109,6 @@ def _index_maps(tail, maps):
 _BUILDERS = {"pad": _pad_maps, "win": _window_maps, "idx": _index_maps}
 
 
-def has_fill(plan):
-    pos, _ = _tail_positions(plan)
-    return bool(pos.size) and bool((pos < 0).any())
-
-
 @indexing._by_index
 def gather_tail(x, plan, fill=0.0):
     """x (lead..., *plan tail) -> (lead..., *output tail): one recorded gather."""
@@ -98,13 +118,13 @@ def gather_tail(x, plan, fill=0.0):
     nlead = int(np.prod(lead, dtype=np.int64))
     m = int(np.prod(tail, dtype=np.int64))
     src = x.reshape(nlead, m)
-    if has_fill(plan):
+    pos, out_tail, fills = _tail_positions(plan)
+    if fills:
         if indexing.TRACE is None:
             col = full((nlead, 1), fill, dtype=x.dtype, device=x.device)
         else:  # nbgrad.compile replays only recorded ops: the column is derived from x
             col = src[:, :1] * 0.0 + fill  # (exact for finite x; NaN next to inf / NaN)
         src = cat([src, col], 1)
         m += 1
-    _, out_tail = _tail_positions(plan)
-    pos = _full_positions(nlead, plan, m)
-    return indexing.take(src, pos, lead + tuple(out_tail), "IndexSelectBackward0")
+    full_pos = _full_positions(nlead, plan, m, pos)
+    return indexing.take(src, full_pos, lead + tuple(out_tail), "IndexSelectBackward0")
