@@ -10,6 +10,7 @@ combines the maps as an outer product; an entry of -1 reads the fill column that
 `gather_tail` appends (the pad value), so padding costs no extra op beyond that column.
 """
 
+import threading
 from collections import OrderedDict
 
 import numpy as np
@@ -23,17 +24,22 @@ _KEEP_MAX = 1 << 20
 _KEEP_N = 32
 
 
+_LOCK = threading.Lock()
+
+
 def _kept(key, make):
     """make() once per key while the result is small (a few recent ones are kept)."""
-    hit = _KEPT.get(key)
-    if hit is not None:
-        _KEPT.move_to_end(key)
-        return hit
+    with _LOCK:
+        hit = _KEPT.get(key)
+        if hit is not None:
+            _KEPT.move_to_end(key)
+            return hit
     val = make()
     if val[0].size <= _KEEP_MAX:
-        _KEPT[key] = val
-        if len(_KEPT) > _KEEP_N:
-            _KEPT.popitem(last=False)
+        with _LOCK:
+            _KEPT[key] = val
+            if len(_KEPT) > _KEEP_N:
+                _KEPT.popitem(last=False)
     return val
 
 
