@@ -154,7 +154,7 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                xg = linear(x, w_ih, b_ih)  # all steps' input projections at once
+                xg = linear(x, w_ih, b_ih).unbind(0)  # all steps' input projections at once
                 k = layer * dirs + d
                 h = h0[k]
                 c = c0[k] if lstm else None
