@@ -367,3 +367,33 @@ def test_transformer_decoder_layer_train_mode_and_errors():
     assert names == [n for n, _ in tdec.named_parameters()]
     with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
         nn.Transformer(8, 2, 1, 1, 16)(T(r(3, 2, 8)), T(r(3, 4, 8)))
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+def test_default_state_gradients(kind):
+    """Without an initial state, weight_hh gets PyTorch's gradient: zeros for one step."""
+    for seq in (1, 3):
+        m = getattr(nn, kind)(3, 4, dtype=nb.float64)
+        tm = getattr(torch.nn, kind)(3, 4, dtype=torch.float64)
+        _parity(m, tm, r(seq, 2, 3))
+        if seq == 1:
+            assert not np.any(m.weight_hh_l0.grad.numpy())
+
+
+def test_compiled_lstm_without_state():
+    import warnings
+
+    m = nn.LSTM(3, 4)
+    x = T(r(6, 2, 3).astype(np.float32))
+
+    def f(x):
+        loss = m(x)[0].sum()
+        loss.backward()
+        return loss
+
+    eager = f(x).item()
+    cf = nb.compile(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # replayed, not run eagerly
+        got = [cf(x).item() for _ in range(3)]
+    assert got == [eager] * 3

@@ -17,25 +17,34 @@ from .module import Module
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
+# A state of None is the zero state: the first step then records no hidden projection (and
+# no constant tensor, so nbgrad.compile can replay a call without initial states)
+def _hidden(xg, h, w_hh, b_hh):
+    if h is not None:
+        return xg + linear(h, w_hh, b_hh)
+    return xg if b_hh is None else xg + b_hh
+
+
 def _lstm_step(xg, h, c, w_hh, b_hh):
-    g = xg + linear(h, w_hh, b_hh)
-    i, f, gg, o = g.chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * gg.tanh()
+    i, f, gg, o = _hidden(xg, h, w_hh, b_hh).chunk(4, -1)
+    c = i.sigmoid() * gg.tanh() if c is None else f.sigmoid() * c + i.sigmoid() * gg.tanh()
     return o.sigmoid() * c.tanh(), c
 
 
 def _gru_step(xg, h, w_hh, b_hh):
-    hg = linear(h, w_hh, b_hh)
     xr, xz, xn = xg.chunk(3, -1)
-    hr, hz, hn = hg.chunk(3, -1)
+    if h is None and b_hh is None:
+        z, n = xz.sigmoid(), xn.tanh()
+        return n - z * n
+    hr, hz, hn = (linear(h, w_hh, b_hh) if h is not None else b_hh).chunk(3, -1)
     r = (xr + hr).sigmoid()
     z = (xz + hz).sigmoid()
     n = (xn + r * hn).tanh()
-    return n + z * (h - n)
+    return n - z * n if h is None else n + z * (h - n)
 
 
 def _rnn_step(xg, h, w_hh, b_hh, relu):
-    a = xg + linear(h, w_hh, b_hh)
+    a = _hidden(xg, h, w_hh, b_hh)
     return a.relu() if relu else a.tanh()
 
 
@@ -133,9 +142,10 @@ class RNNBase(Module):
         seq, n = x.shape[0], x.shape[1]
         dirs = 2 if self.bidirectional else 1
         want = (self.num_layers * dirs, n, self.hidden_size)
-        if hx is None:
-            z = creation.zeros(*want, dtype=x.dtype, device=x.device)
-            h0, c0 = z, z
+        if hx is None and seq == 1:  # weight_hh then gets a zero gradient, as in PyTorch
+            h0 = c0 = creation.zeros(*want, dtype=x.dtype, device=x.device)
+        elif hx is None:
+            h0 = c0 = None
         else:
             h0, c0 = hx if lstm else (hx, None)
             if not batched:
@@ -156,8 +166,8 @@ class RNNBase(Module):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
                 xg = linear(x, w_ih, b_ih).unbind(0)  # all steps' input projections at once
                 k = layer * dirs + d
-                h = h0[k]
-                c = c0[k] if lstm else None
+                h = h0[k] if h0 is not None else None
+                c = c0[k] if lstm and c0 is not None else None
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 out = [None] * seq
                 for t in steps:
@@ -263,7 +273,7 @@ class RNNCellBase(Module):
             return x, None, batched
         return x, hx, batched
 
-    def _zeros(self, x):
+    def _zeros(self, x):  # a zero state (weight_hh gets a zero gradient, as in PyTorch)
         return creation.zeros(x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device)
 
     def extra_repr(self):
