@@ -10,8 +10,6 @@ from ..ops.linear import linear
 from ..tensor import Tensor
 from ._fn_spatial import _tuple, fold, window_gather
 
-_DIMS = {1: "1D", 2: "2D", 3: "3D"}
-
 
 def _batched(input, nsp, name):  # noqa: A002
     if input.dim() == nsp + 2:
