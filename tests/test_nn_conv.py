@@ -378,3 +378,23 @@ def test_float32_conv_and_pool_match():
         rtol=1e-4,
         atol=1e-4,
     )
+
+
+@pytest.mark.parametrize("out", [(2, 3), 3, (None, 2), (5, 4)])
+def test_adaptive_max_pool(out):
+    x = r(2, 3, 5, 4)
+    parity(lambda x: F.adaptive_max_pool2d(x, out), lambda x: tF().adaptive_max_pool2d(x, out), x)
+    yn, idx = F.adaptive_max_pool2d(T(x), out, return_indices=True)
+    yt, tidx = tF().adaptive_max_pool2d(torch.tensor(x), out, return_indices=True)
+    np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+    parity(
+        lambda x: nn.AdaptiveMaxPool2d(out)(x),
+        lambda x: torch.nn.AdaptiveMaxPool2d(out)(x),
+        r(3, 5, 4),
+    )
+    parity(
+        lambda x: F.adaptive_max_pool1d(x, 3), lambda x: tF().adaptive_max_pool1d(x, 3), r(2, 3, 7)
+    )
+    same_error(
+        lambda x: F.adaptive_max_pool2d(x, 2), lambda x: tF().adaptive_max_pool2d(x, 2), r(3)
+    )

@@ -317,3 +317,43 @@ def avg_pool2d(
     return _avg_pool(
         input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2
     )
+
+
+def _adaptive_max(input, output_size, return_indices, nsp, name):  # noqa: A002
+    if input.dim() not in (nsp + 1, nsp + 2):
+        raise RuntimeError(
+            f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: {list(input.shape)}"
+        )
+    from ._gather import _tail_positions, gather_tail
+
+    x, batched = _batched_pool(input, nsp)
+    spatial = tuple(x.shape[2:])
+    out = output_size if isinstance(output_size, (tuple, list)) else (output_size,) * nsp
+    out = tuple(n if o is None else int(o) for n, o in zip(spatial, out))
+    tail = tuple(x.shape[1:])
+    # the maps' outer product orders (C, o0, k0, o1, k1, ...): windows last
+    perm = tuple([0] + [1 + 2 * i for i in range(nsp)] + [2 + 2 * i for i in range(nsp)])
+    plan = (tail, "adapt", tail, out, perm)
+    win = gather_tail(x, plan, -math.inf)
+    y, arg = win.reshape(*win.shape[: 2 + nsp], -1).max(-1)
+    if return_indices:
+        pos = _tail_positions(plan)[0]
+        plane = int(np.prod(spatial))
+        pos = pos.reshape(*pos.shape[: 1 + nsp], -1) % plane
+        a = arg._data.host() if arg.is_cuda else arg._data
+        a = a.reshape(-1, *pos.shape[:-1])
+        idx = np.take_along_axis(pos[None], a[..., None], -1)[..., 0]
+        it = Tensor._make(np.ascontiguousarray(idx.reshape(arg.shape), np.int64), -1, False)
+        it = it.cuda() if arg.is_cuda else it
+    if not batched:
+        y = y.squeeze(0)
+        it = it.squeeze(0) if return_indices else None
+    return (y, it) if return_indices else y
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(input, output_size, return_indices, 1, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")

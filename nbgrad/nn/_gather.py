@@ -112,7 +112,19 @@ def _index_maps(tail, maps):
     return [np.asarray(m, np.int64) for m in maps]
 
 
-_BUILDERS = {"pad": _pad_maps, "win": _window_maps, "idx": _index_maps}
+def _adaptive_maps(tail, out):
+    """Adaptive pooling maps: channels, then per spatial dim an (out, longest window) map of
+    input rows [floor(i n / o), ceil((i + 1) n / o)), -1 past a window's end."""
+    maps = [np.arange(tail[0], dtype=np.int64)]
+    for n, o in zip(tail[1:], out):
+        i = np.arange(o)
+        lo, hi = (i * n) // o, -((-(i + 1) * n) // o)
+        j = lo[:, None] + np.arange(int((hi - lo).max()))[None, :]
+        maps.append(np.where(j < hi[:, None], j, -1))
+    return maps
+
+
+_BUILDERS = {"pad": _pad_maps, "win": _window_maps, "idx": _index_maps, "adapt": _adaptive_maps}
 
 
 @indexing._by_index

@@ -228,6 +228,8 @@ def embedding(
     return _fallback._embedding(input, weight, padding_idx)
 
 
+adaptive_max_pool1d = _fn_conv.adaptive_max_pool1d
+adaptive_max_pool2d = _fn_conv.adaptive_max_pool2d
 avg_pool1d = _fn_conv.avg_pool1d
 avg_pool2d = _fn_conv.avg_pool2d
 conv1d = _fn_conv.conv1d

@@ -37,6 +37,8 @@ from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, RMSNorm
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
     MaxPool1d,
@@ -83,6 +85,8 @@ __all__ = [
     # conv, pooling, normalization, recurrent, attention layers and more losses
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
     "BatchNorm1d",

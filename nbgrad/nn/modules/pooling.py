@@ -124,6 +124,24 @@ class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveMaxPool1d(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
+    def forward(self, input):  # noqa: A002
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
 class Upsample(Module):
     def __init__(
         self,
