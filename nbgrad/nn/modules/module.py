@@ -3,7 +3,8 @@
 Parameters, buffers and submodules are registered in `_parameters` / `_buffers` /
 `_modules` (ordered dicts, as in PyTorch) *and* kept as ordinary instance attributes, so
 reading `self.weight` in `forward` is a plain attribute lookup (PyTorch goes through
-`__getattr__`). Hooks are not supported.
+`__getattr__`). Forward hooks (the module's own and global ones) follow PyTorch; a
+module without hooks calls `forward` directly.
 """
 
 from collections import OrderedDict, namedtuple
@@ -14,6 +15,93 @@ from ... import _dtype
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter, _copy_tensor, _replace_data
+
+
+class RemovableHandle:
+    """Returned by hook registrations: `remove()` (or leaving a `with` block) unregisters."""
+
+    _next = [0]
+
+    def __init__(self, hooks):
+        self.hooks_dict_ref = hooks
+        self.id = RemovableHandle._next[0]
+        RemovableHandle._next[0] += 1
+
+    def remove(self):
+        self.hooks_dict_ref.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def _add(hooks, entry, prepend):
+    h = RemovableHandle(hooks)
+    hooks[h.id] = entry
+    if prepend:
+        hooks.move_to_end(h.id, last=False)
+    return h
+
+
+# hooks every module runs before its own (register_module_forward_[pre_]hook)
+_GLOBAL_PRE, _GLOBAL_POST = OrderedDict(), OrderedDict()
+_HOOKED = [False]  # any global hook registered: every call takes the hooked path
+
+
+def _hook_dicts(module):
+    d = module.__dict__
+    if "_forward_hooks" not in d:
+        d["_forward_pre_hooks"], d["_forward_hooks"] = OrderedDict(), OrderedDict()
+    return d["_forward_pre_hooks"], d["_forward_hooks"]
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook for every module (run before the module's own)."""
+    _HOOKED[0] = True
+    return _add(_GLOBAL_PRE, (hook, False, False), False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook for every module (run before the module's own)."""
+    _HOOKED[0] = True
+    return _add(_GLOBAL_POST, (hook, with_kwargs, always_call), False)
+
+
+def _call_hooked(module, args, kwargs):
+    d = module.__dict__
+    pre = [*_GLOBAL_PRE.values(), *d.get("_forward_pre_hooks", {}).values()]
+    post = [*_GLOBAL_POST.values(), *d.get("_forward_hooks", {}).values()]
+    try:
+        for hook, with_kwargs, _ in pre:
+            if with_kwargs:
+                r = hook(module, args, kwargs)
+                if r is not None:
+                    if not (isinstance(r, tuple) and len(r) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {r}."
+                        )
+                    args, kwargs = r
+            else:
+                r = hook(module, args)
+                if r is not None:
+                    args = r if isinstance(r, tuple) else (r,)
+        out = module.forward(*args, **kwargs)
+    except BaseException:
+        for hook, with_kwargs, always in post:
+            if always:
+                try:
+                    hook(module, args, kwargs, None) if with_kwargs else hook(module, args, None)
+                except Exception:  # the forward's exception is the one to report
+                    pass
+        raise
+    for hook, with_kwargs, _ in post:
+        r = hook(module, args, kwargs, out) if with_kwargs else hook(module, args, out)
+        if r is not None:
+            out = r
+    return out
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -89,7 +177,22 @@ class Module:
         )
 
     def __call__(self, *args, **kwargs):
+        if _HOOKED[0] or "_forward_hooks" in self.__dict__:
+            return _call_hooked(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # -- forward hooks -------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """`hook(module, args)` (or `hook(module, args, kwargs)` with `with_kwargs`) before
+        each forward; a result other than None replaces the arguments (with kwargs: an
+        `(args, kwargs)` pair). Returns a handle whose `remove()` unregisters it."""
+        return _add(_hook_dicts(self)[0], (hook, with_kwargs, False), prepend)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """`hook(module, args, output)` (or `hook(module, args, kwargs, output)`) after each
+        forward; a result other than None replaces the output. `always_call`: also after a
+        forward that raised. Returns a handle whose `remove()` unregisters it."""
+        return _add(_hook_dicts(self)[1], (hook, with_kwargs, always_call), prepend)
 
     # -- registration ------------------------------------------------------------------
     def _check_init(self, what):
