@@ -62,6 +62,7 @@ GROUPS = {
         "jax",
     ),
     "compiled-mlp-step": ("`nbgrad.compile` of the MLP training step vs torch eager", 0.8),
+    "loader-epoch": ("DataLoader epoch, TensorDataset 60000x784 f32, batch 128, shuffle", 1.0),
 }
 GPU_NOTE = (
     "GPU benchmarks (`benchmarks/test_cuda.py`) skip on a machine without an NVIDIA GPU. The "

@@ -79,11 +79,9 @@ def default_convert(data):
     if isinstance(data, Tensor):
         return data
     if type(data).__module__ == "numpy" and not isinstance(data, (str, bytes)):
-        if isinstance(data, np.ndarray):
-            if _NP_STR.search(data.dtype.str) is not None:
-                return data
-            return nbgrad.as_tensor(data)
-        return data
+        if isinstance(data, np.ndarray) and _NP_STR.search(data.dtype.str) is not None:
+            return data
+        return nbgrad.as_tensor(np.asarray(data))  # arrays and NumPy scalars
     if isinstance(data, collections.abc.Mapping):
         out = {key: default_convert(data[key]) for key in data}
         return type(data)(out) if type(data) is not dict else out
