@@ -251,6 +251,13 @@ class Tensor:
     def register_hook(self, hook):
         raise NotImplementedError("Tensor.register_hook is not supported by nbgrad yet")
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """`hook(self)` after each backward pass that accumulated into this leaf's .grad
+        (autograd/hooks.py). Returns a handle whose `remove()` unregisters it."""
+        from .autograd.hooks import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
+
     # -- data access -------------------------------------------------------------------
     def numpy(self, *, force=False):
         if self._rg and not force:
