@@ -26,7 +26,8 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
 class Tensor:
     # _aux: None, or [grad, retains_grad, unused, view] once any of those is set (keeps the
     # hot constructor to four stores)
-    __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
+    # _post_hooks: post-accumulate-grad hooks (autograd/hooks.py), unset on most tensors
+    __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__", "_post_hooks")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
 
     @staticmethod

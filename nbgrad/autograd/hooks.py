@@ -13,8 +13,8 @@ import weakref
 
 from . import versions
 
-POST = {}  # id(leaf) -> [weakref to the leaf, {handle id: hook}]
-_QUEUE = []  # final callbacks of the backward under way (None: none under way)
+POST = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
+_QUEUE = []  # final callbacks of the backward under way
 _ACTIVE = [0]
 _IDS = itertools.count()
 
@@ -22,15 +22,16 @@ _IDS = itertools.count()
 class RemovableHandle:
     """`handle.remove()` unregisters the hook."""
 
-    def __init__(self, table, key, hid):
-        self._table, self._key, self.id = table, key, hid
+    def __init__(self, t, hid):
+        self._ref, self.id = weakref.ref(t), hid
 
     def remove(self):
-        entry = self._table.get(self._key)
-        if entry is not None:
-            entry[1].pop(self.id, None)
-            if not entry[1]:
-                del self._table[self._key]
+        t = self._ref()
+        hooks = getattr(t, "_post_hooks", None)
+        if hooks is not None:
+            hooks.pop(self.id, None)
+            if not hooks:
+                POST.pop(id(t), None)
 
     def __enter__(self):
         return self
@@ -44,13 +45,18 @@ def register_post_accumulate_grad_hook(t, hook):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
     if not t._leaf:
         raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    # the hooks live on the tensor (a hook that refers to its tensor makes a cycle the
+    # garbage collector frees); POST only finds the hooked tensors
+    hooks = getattr(t, "_post_hooks", None)
+    if hooks is None:
+        hooks = t._post_hooks = {}
     key = id(t)
-    entry = POST.get(key)
-    if entry is None or entry[0]() is not t:
-        entry = POST[key] = [weakref.ref(t, lambda _r, k=key: POST.pop(k, None)), {}]
+    ref = POST.get(key)
+    if ref is None or ref() is not t:
+        POST[key] = weakref.ref(t, lambda _r, k=key: POST.pop(k, None))
     hid = next(_IDS)
-    entry[1][hid] = hook
-    return RemovableHandle(POST, key, hid)
+    hooks[hid] = hook
+    return RemovableHandle(t, hid)
 
 
 def queue_callback(callback):
@@ -65,11 +71,12 @@ def around(run, *args):
     """`run(*args)` (a backward pass), then the hooks of the leaves it accumulated into,
     then the queued callbacks."""
     before = []
-    for ref, hooks in list(POST.values()):
+    for ref in list(POST.values()):
         t = ref()
         if t is not None:
             g = t._grad
-            before.append((t, hooks, g, None if g is None else versions.version(g._data)))
+            v = None if g is None else versions.version(g._data)
+            before.append((t, t._post_hooks, g, v))
     run(*args)
     _ACTIVE[0] += 1
     try:
