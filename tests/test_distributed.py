@@ -160,3 +160,29 @@ def test_hooks_cost_nothing_without_hooks_and_callbacks():
     ref = _hooked_cycle()
     gc.collect()
     assert ref() is None and not hooks.POST
+
+
+def test_dask_sweep_equals_plain_loop():
+    pytest.importorskip("distributed")
+    import importlib.util
+
+    from distributed import Client, LocalCluster
+
+    spec = importlib.util.spec_from_file_location(
+        "sweep_dask", HERE.parent / "examples" / "sweep_dask.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    thetas = mod.grid(24, seed=1)
+    plain = mod.batch_gradients(thetas)
+    t, y = nbgrad.from_numpy(mod.T), nbgrad.from_numpy(mod.observations())
+    eager = [nbgrad.func.grad(mod.loss)(nbgrad.from_numpy(th), t, y).numpy() for th in thetas]
+    np.testing.assert_allclose(plain, np.stack(eager), rtol=1e-12)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,  # fmt: skip
+        Client(cluster) as client,
+    ):
+        out = mod.sweep(client, thetas, 5)
+    assert np.array_equal(out, plain)
