@@ -130,8 +130,11 @@ def get_backend(group=None):
 
 
 def barrier(group=None, async_op=False, device_ids=None):
-    _comm(group).Barrier()
-    return Work([]) if async_op else None
+    c = _comm(group)
+    if async_op:
+        return Work([c.Ibarrier()])
+    c.Barrier()
+    return None
 
 
 class Work:
@@ -159,11 +162,16 @@ class Work:
         return self.is_completed()
 
 
-def _run(requests, finish, async_op):
-    w = Work(requests, finish)
+def _run(comm, name, args, kwargs, finish, async_op):
+    """MPI's non-blocking collective `I<name>` behind a work handle (async_op), else the
+    blocking one: Open MPI's non-blocking collectives take another, slower path (a 1M
+    float32 all-reduce on 2 ranks measured 28 ms against 1 ms blocking)."""
     if async_op:
-        return w
-    w.wait()
+        nb = "I" + name[0].lower() + name[1:]  # Allreduce -> Iallreduce
+        return Work([getattr(comm, nb)(*args, **kwargs)], finish)
+    getattr(comm, name)(*args, **kwargs)
+    if finish is not None:
+        finish()
     return None
 
 
@@ -234,17 +242,17 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     c = _comm(group)
     a = _array(tensor)
     avg = _averager(op, [a], c.Get_size())
-    req = c.Iallreduce(_in_place(), a, op=_mpi_op(op))
-    return _run([req], _then(avg, lambda: _wrote(tensor)), async_op)
+    return _run(c, "Allreduce", (_in_place(), a), {"op": _mpi_op(op)},
+                _then(avg, lambda: _wrote(tensor)), async_op)  # fmt: skip
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Rank `src`'s `tensor` into `tensor` on every rank."""
     c = _comm(group)
     src = _src(src, group_src)
-    req = c.Ibcast(_array(tensor), root=src)
     mine = c.Get_rank() != src
-    return _run([req], (lambda: _wrote(tensor)) if mine else None, async_op)
+    return _run(c, "Bcast", (_array(tensor),), {"root": src},
+                (lambda: _wrote(tensor)) if mine else None, async_op)  # fmt: skip
 
 
 def _src(src, group_src):
@@ -267,14 +275,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     _check_world(tensor_list, n, "tensor_list")
     a = _array(tensor)
     out = np.empty((n, *a.shape), a.dtype)
-    req = c.Iallgather(a, out)
 
     def finish():
         for i, t in enumerate(tensor_list):
             _array(t)[...] = out[i]
         _wrote(*tensor_list)
 
-    return _run([req], finish, async_op)
+    return _run(c, "Allgather", (a, out), {}, finish, async_op)
 
 
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
@@ -283,8 +290,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     o, a = _array(output_tensor, "output_tensor"), _array(input_tensor, "input_tensor")
     if o.size != a.size * c.Get_size():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
-    req = c.Iallgather(a, o.reshape(-1))
-    return _run([req], lambda: _wrote(output_tensor), async_op)
+    return _run(c, "Allgather", (a, o.reshape(-1)), {}, lambda: _wrote(output_tensor), async_op)
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
@@ -295,8 +301,8 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
     if a.size != o.size * c.Get_size():
         raise ValueError("input tensor must be the same size as output size times world size")
     avg = _averager(op, [o], c.Get_size())
-    req = c.Ireduce_scatter_block(a.reshape(-1), o.reshape(-1), op=_mpi_op(op))
-    return _run([req], _then(avg, lambda: _wrote(output)), async_op)
+    return _run(c, "Reduce_scatter_block", (a.reshape(-1), o.reshape(-1)),
+                {"op": _mpi_op(op)}, _then(avg, lambda: _wrote(output)), async_op)  # fmt: skip
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
@@ -306,11 +312,9 @@ def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_
     a = _array(tensor)
     root = c.Get_rank() == dst
     avg = _averager(op, [a], c.Get_size()) if root else None
-    if root:
-        req = c.Ireduce(_in_place(), a, op=_mpi_op(op), root=dst)
-    else:
-        req = c.Ireduce(a, None, op=_mpi_op(op), root=dst)
-    return _run([req], _then(avg, lambda: _wrote(tensor)) if root else None, async_op)
+    args = (_in_place(), a) if root else (a, None)
+    return _run(c, "Reduce", args, {"op": _mpi_op(op), "root": dst},
+                _then(avg, lambda: _wrote(tensor)) if root else None, async_op)  # fmt: skip
 
 
 def _dst(dst, group_dst):
@@ -334,14 +338,13 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
     elif gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     out = np.empty((c.Get_size(), *a.shape), a.dtype) if root else None
-    req = c.Igather(a, out, root=dst)
 
     def finish():
         for i, t in enumerate(gather_list):
             _array(t)[...] = out[i]
         _wrote(*gather_list)
 
-    return _run([req], finish if root else None, async_op)
+    return _run(c, "Gather", (a, out), {"root": dst}, finish if root else None, async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -359,8 +362,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         send = None
-    req = c.Iscatter(send, a, root=src)
-    return _run([req], lambda: _wrote(tensor), async_op)
+    return _run(c, "Scatter", (send, a), {"root": src}, lambda: _wrote(tensor), async_op)
 
 
 def _peer(c, rank, which):

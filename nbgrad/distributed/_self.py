@@ -33,6 +33,9 @@ class SelfComm:
     def Barrier(self):
         pass
 
+    def Ibarrier(self):
+        return Request()
+
     def Iallreduce(self, send, recv, op=None):
         if send is not _IN_PLACE:
             np.copyto(_buf(recv), _buf(send))
@@ -56,6 +59,10 @@ class SelfComm:
     def Iscatter(self, send, recv, root=0):
         np.copyto(_buf(recv), _buf(send).reshape(_buf(recv).shape))
         return Request()
+
+    # the blocking forms (their return value is ignored)
+    Allreduce, Bcast, Allgather = Iallreduce, Ibcast, Iallgather
+    Reduce_scatter_block, Reduce, Gather, Scatter = Iallreduce, Ireduce, Igather, Iscatter
 
     def bcast(self, obj, root=0):
         return obj

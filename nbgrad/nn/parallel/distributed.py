@@ -5,10 +5,10 @@ At construction, parameters and buffers are broadcast from rank 0, so every rank
 alike. Parameters are grouped in buckets of about `bucket_cap_mb` (in reverse order, as
 PyTorch groups them: the last layers' gradients are ready first). A post-accumulate-grad
 hook on each parameter marks it ready; a bucket whose parameters are all ready (and whose
-predecessors were launched: every rank launches buckets in the same order, as MPI needs)
-is copied into one flat buffer and all-reduced without blocking. A callback queued for the
-end of the backward pass launches what is left, waits, and writes the averages back into
-each `.grad` in place."""
+predecessors were reduced: every rank reduces buckets in the same order, as MPI needs)
+is copied into one flat buffer and all-reduced. A callback queued for the end of the
+backward pass reduces what is left and writes the averages back into each `.grad` in
+place."""
 
 import contextlib
 
@@ -139,10 +139,10 @@ class DistributedDataParallel(Module):
             if not force and not all(st.ready[i] for i in bucket):
                 return
             flat = np.concatenate([self._grad_or_zeros(i).reshape(-1) for i in bucket])
+            # blocking: the sweep is over (nothing left to overlap with), and Open MPI's
+            # blocking all-reduce is much faster than its non-blocking one
+            dist.all_reduce(flat_tensor(flat), group=self.process_group)
             st.flats.append(flat)
-            st.works.append(
-                dist.all_reduce(flat_tensor(flat), group=self.process_group, async_op=True)
-            )
             st.next += 1
 
     def _grad_or_zeros(self, i):
@@ -165,8 +165,6 @@ class DistributedDataParallel(Module):
         if self.find_unused_parameters:  # which parameters any rank used
             used = flat_tensor(np.array(st.ready, np.int32))
             dist.all_reduce(used, dist.ReduceOp.MAX, group=self.process_group)
-        for w in st.works:
-            w.wait()
         n = dist.get_world_size(self.process_group)
         for bucket, flat in zip(self._buckets, st.flats):
             flat /= n
@@ -197,7 +195,7 @@ class _Pass:
     def __init__(self, nparams, nbuckets):
         self.ready = [False] * nparams
         self.next = 0
-        self.flats, self.works = [], []
+        self.flats = []
 
 
 def flat_tensor(a):
