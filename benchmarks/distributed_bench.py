@@ -8,7 +8,8 @@
   ddp-step        one SGD step of the 784-256-10 ReLU MLP on 128 samples per rank under
                   DistributedDataParallel, against the same step without DDP run by every
                   rank at once on its 128 samples (the same compute; the difference is
-                  the gradient all-reduce and DDP's bookkeeping)
+                  the gradient all-reduce and DDP's bookkeeping); and that step followed
+                  by a 1-float all_reduce (what the ranks' meeting alone costs)
 
 Medians of timed rounds after warm-up; rank 0 prints one line per benchmark. The ranks
 share this machine's cores: run it with one thread per rank.
@@ -71,12 +72,21 @@ def main():
 
     plain = timed(stepper(model()), 200)
     ddp = timed(stepper(DDP(model())), 200)
+    alone = stepper(model())
+    one = torch.zeros(1)
+
+    def synced():  # the step alone, then a 1-float all-reduce: the ranks' rendezvous
+        alone()
+        dist.all_reduce(one)
+
+    sync = timed(synced, 200)
     if rank == 0:
         print(f"ranks {world}")
         print(f"all_reduce-1M  nbgrad {ours * 1e3:.3f} ms  mpi4py {raw * 1e3:.3f} ms  "
               f"ratio {ours / raw:.2f}")  # fmt: skip
         print(f"ddp-step       DDP {ddp * 1e3:.3f} ms  without DDP {plain * 1e3:.3f} ms  "
               f"ratio {ddp / plain:.2f}")  # fmt: skip
+        print(f"               without DDP + a 1-float all_reduce {sync * 1e3:.3f} ms")
     dist.destroy_process_group()
 
 

@@ -6,7 +6,8 @@ for each hooked leaf, its `.grad` and that gradient's version before the pass, a
 it calls the hooks of the leaves whose `.grad` was created, replaced or accumulated into
 in place (each of those counts a version). A program with no hooks pays one truthiness
 test per backward. Hooks run in registration order, after the whole pass (PyTorch calls
-each as its leaf's gradient is ready), then the callbacks queued by them."""
+each as its leaf's gradient is ready), then the callbacks queued by them. A function
+under `nbgrad.compile` runs them while it is traced, not when its program is replayed."""
 
 import itertools
 import weakref
