@@ -1,4 +1,4 @@
-"""Functional-API benchmarks (issue 4): nbgrad against torch in the same groups.
+"""Functional-API benchmarks: nbgrad against torch in the same groups.
 
 Groups:
 

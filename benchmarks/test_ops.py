@@ -1,4 +1,4 @@
-"""Op benchmarks (issue 3): nbgrad against torch, side by side in the same groups.
+"""Op benchmarks: nbgrad against torch, side by side in the same groups.
 
 Groups:
 

@@ -16,9 +16,9 @@ The `--quick` flag is accepted (the script is already fast) for the test suite.
 """
 
 import argparse
-import importlib
 
 import numpy as np
+from _backend import load_backend
 
 
 def banner(title):
@@ -153,7 +153,7 @@ def main(argv=None):
     ap.add_argument("--backend", choices=["nbgrad", "torch"], default="nbgrad")
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
-    run(importlib.import_module(args.backend))
+    run(load_backend(args.backend))
 
 
 if __name__ == "__main__":

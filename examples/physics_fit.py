@@ -14,27 +14,33 @@ times the two side by side.
 """
 
 import argparse
-import importlib
 import importlib.util
 import math
 import time
 
 import numpy as np
+from _backend import load_backend
+from _plots import integer_ticks, plot_path, pyplot
 from _threads import limit_threads
 
 TRUE_K, TRUE_C = 4.0, 0.35  # stiffness and damping that generated the data
 X0, V0 = 1.0, 0.0
 
 
-def observations(steps, dt, noise, seed):
-    """Positions of the true oscillator (same integrator), plus Gaussian noise."""
-    rng = np.random.default_rng(seed)
+def trajectory(k, c, steps, dt):
+    """Positions of the oscillator x'' = -k x - c x' (the model's integrator, in NumPy)."""
     x, v, xs = X0, V0, []
     for _ in range(steps):
-        v = v + dt * -(TRUE_K * x + TRUE_C * v)
+        v = v + dt * -(k * x + c * v)
         x = x + dt * v
         xs.append(x)
-    return (np.array(xs) + noise * rng.standard_normal(steps)).tolist()
+    return np.array(xs)
+
+
+def observations(steps, dt, noise, seed):
+    """Positions of the true oscillator, plus Gaussian noise."""
+    rng = np.random.default_rng(seed)
+    return (trajectory(TRUE_K, TRUE_C, steps, dt) + noise * rng.standard_normal(steps)).tolist()
 
 
 def make_model(torch):
@@ -77,7 +83,7 @@ def progress(iterable, total, desc, enabled=True):
 
 
 def fit(backend, args, obs):
-    torch = importlib.import_module(backend)
+    torch = load_backend(backend)
     limit_threads(args.threads, torch)
     torch.manual_seed(0)
     model = make_model(torch)(args.k0, args.c0)
@@ -111,7 +117,7 @@ def main(argv=None):
     ap.add_argument("--c0", type=float, default=0.1, help="initial guess of c")
     ap.add_argument("--noise", type=float, default=0.02)
     ap.add_argument("--quick", action="store_true", help="a short run (for tests)")
-    ap.add_argument("--plot", default="physics_fit_loss.png", help="PNG of the loss curve")
+    ap.add_argument("--plot", default=None, help="PNG path (default: physics_fit.png)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--threads", type=int, default=1, help="cap BLAS/OpenMP threads (0: no cap)")
@@ -146,25 +152,31 @@ def main(argv=None):
             f"nbgrad / torch wall time: {a['time'] / b['time']:.2f}x "
             f"(k differs by {abs(a['k'] - b['k']):.1e}, c by {abs(a['c'] - b['c']):.1e})"
         )
-    if not args.no_plot:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("(matplotlib is not installed: no loss plot)")
-        else:
-            fig, ax = plt.subplots(figsize=(6, 4))
-            for name, r in results.items():
-                ax.semilogy(r["losses"], label=name)
-            ax.set_xlabel("iteration")
-            ax.set_ylabel("mean squared error")
-            ax.set_title("damped oscillator fit")
-            ax.legend()
-            fig.tight_layout()
-            fig.savefig(args.plot, dpi=100)
-            print(f"loss curve written to {args.plot}")
+    if not args.no_plot and (plt := pyplot()) is not None:
+        path = plot_path(args.plot, "physics_fit.png", args.quick)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4))
+        for name, r in results.items():
+            a1.semilogy(range(1, len(r["losses"]) + 1), r["losses"], label=name)
+        a1.set_xlabel("iteration")
+        a1.set_ylabel("mean squared error")
+        a1.set_title("loss")
+        integer_ticks(a1)
+        a1.legend()
+        r = results[backends[0]]
+        times = args.dt * np.arange(1, args.steps + 1)
+        a2.plot(times, obs, ".", ms=3, color="gray", label="observations")
+        start = trajectory(args.k0, args.c0, args.steps, args.dt)
+        start_label = f"start: k={args.k0:.2f}, c={args.c0:.2f}"
+        a2.plot(times, start, ":", color="tab:blue", label=start_label)
+        fitted = trajectory(r["k"], r["c"], args.steps, args.dt)
+        a2.plot(times, fitted, "r", label=f"fit: k={r['k']:.2f}, c={r['c']:.2f}")
+        a2.set_xlabel("time")
+        a2.set_ylabel("position x")
+        a2.set_title(f"damped oscillator ({backends[0]})")
+        a2.legend(loc="upper right")
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        print(f"plot written to {path}")
     return results
 
 

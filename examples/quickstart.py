@@ -1,4 +1,4 @@
-"""nbgrad quickstart: what `backward` computes, on the five questions nbgrad started from.
+"""nbgrad quickstart: what `backward` computes, in five questions new users ask.
 
 Run:  python examples/quickstart.py
 

@@ -5,16 +5,19 @@
     python examples/regression.py --quick      # a few epochs (the test suite's run)
 
 Full-batch training of a 1-32-32-1 tanh network with `nn.MSELoss` and `optim.Adam`, and a
-`StepLR` schedule; prints a progress line per epoch block and the final error on a clean
-grid, and writes a PNG of the fit and of the loss curve when matplotlib is installed.
+`StepLR` schedule; shows a progress bar over the epochs (tqdm, when installed) and the final
+error on a clean grid, and writes a PNG of the fit and of the loss curve when matplotlib is
+installed (regression.png; regression-quick.png with --quick).
 """
 
 import argparse
-import importlib
 import math
 import time
 
 import numpy as np
+from _backend import load_backend
+from _plots import integer_ticks, plot_path, pyplot
+from _progress import Progress
 from _threads import limit_threads
 
 
@@ -29,7 +32,7 @@ def main(argv=None):
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--quick", action="store_true", help="100 epochs (for tests)")
-    ap.add_argument("--plot", default="regression.png")
+    ap.add_argument("--plot", default=None, help="PNG path (default: regression.png)")
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--threads", type=int, default=1, help="cap BLAS/OpenMP threads (0: no cap)")
@@ -37,7 +40,7 @@ def main(argv=None):
     if args.quick:
         args.epochs = 100
 
-    torch = importlib.import_module(args.backend)
+    torch = load_backend(args.backend)
     limit_threads(args.threads, torch)
     nn = torch.nn
     torch.manual_seed(0)
@@ -53,7 +56,7 @@ def main(argv=None):
     sched = torch.optim.lr_scheduler.StepLR(opt, step_size=max(1, args.epochs // 3), gamma=0.3)
     loss_fn = nn.MSELoss()
     losses = []
-    report_every = max(1, args.epochs // 10)
+    bar = Progress(args.epochs, f"{args.backend:>6}", args.no_progress, every=args.epochs // 10)
     t0 = time.perf_counter()
     for epoch in range(1, args.epochs + 1):
         opt.zero_grad()
@@ -62,12 +65,8 @@ def main(argv=None):
         opt.step()
         sched.step()
         losses.append(loss.item())
-        if not args.no_progress and (epoch % report_every == 0 or epoch == args.epochs):
-            print(
-                f"epoch {epoch:5d}/{args.epochs}  mse {losses[-1]:.5f}  "
-                f"lr {sched.get_last_lr()[0]:.2e}",
-                flush=True,
-            )
+        bar.update(epoch, mse=f"{losses[-1]:.5f}", lr=f"{sched.get_last_lr()[0]:.2e}")
+    bar.close()
     elapsed = time.perf_counter() - t0
 
     grid = np.linspace(-math.pi, math.pi, 400, dtype=np.float32)[:, None]
@@ -76,26 +75,24 @@ def main(argv=None):
     rmse = float(np.sqrt(np.mean((pred - target(grid)) ** 2)))
     print(f"[{args.backend}] RMSE to the clean curve: {rmse:.4f}; training took {elapsed:.2f} s")
 
-    if not args.no_plot:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            print("(matplotlib is not installed: no plot)")
-        else:
-            fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-            a1.scatter(x[:, 0], y[:, 0], s=6, alpha=0.5, label="samples")
-            a1.plot(grid[:, 0], target(grid)[:, 0], "k--", label="sin(2x) + x/2")
-            a1.plot(grid[:, 0], pred[:, 0], "r", label="MLP")
-            a1.legend()
-            a2.semilogy(losses)
-            a2.set_xlabel("epoch")
-            a2.set_ylabel("training MSE")
-            fig.tight_layout()
-            fig.savefig(args.plot, dpi=100)
-            print(f"plot written to {args.plot}")
+    if not args.no_plot and (plt := pyplot()) is not None:
+        path = plot_path(args.plot, "regression.png", args.quick)
+        fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+        a1.scatter(x[:, 0], y[:, 0], s=6, alpha=0.5, label="noisy samples")
+        a1.plot(grid[:, 0], target(grid)[:, 0], "k--", label="true curve sin(2x) + x/2")
+        a1.plot(grid[:, 0], pred[:, 0], "r", label="fitted MLP")
+        a1.set_xlabel("x")
+        a1.set_ylabel("y")
+        a1.set_title(f"data and fit ({args.backend})")
+        a1.legend()
+        a2.semilogy(range(1, len(losses) + 1), losses)
+        a2.set_xlabel("epoch")
+        a2.set_ylabel("training MSE")
+        a2.set_title("loss")
+        integer_ticks(a2)
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        print(f"plot written to {path}")
     return rmse
 
 

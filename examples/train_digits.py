@@ -13,10 +13,12 @@ target accuracy (95%), and writes a PNG of the loss curves.
 """
 
 import argparse
-import importlib
 import time
 
 import numpy as np
+from _backend import load_backend
+from _plots import integer_ticks, plot_path, pyplot
+from _progress import Progress
 from _threads import limit_threads
 
 
@@ -63,34 +65,6 @@ def accuracy(torch, model, X, y):
     return float((pred == y).mean())
 
 
-class Progress:
-    """One line per epoch: a tqdm bar over the epochs when tqdm is installed, else print."""
-
-    def __init__(self, total, desc, quiet):
-        self.bar = None
-        self.quiet = quiet
-        if quiet:
-            return
-        try:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, desc=desc, unit="epoch")
-        except ImportError:
-            pass
-
-    def update(self, epoch, **info):
-        text = "  ".join(f"{k} {v}" for k, v in info.items())
-        if self.bar is not None:
-            self.bar.set_postfix_str(text, refresh=False)
-            self.bar.update(1)
-        elif not self.quiet:
-            print(f"epoch {epoch:3d}  {text}", flush=True)
-
-    def close(self):
-        if self.bar is not None:
-            self.bar.close()
-
-
 def make_step(torch, model, opt, loss_fn, compiled):
     """One training step; with `compiled`, under nbgrad.compile: traced once per batch
     shape, then forward and backward run as one compiled call, then the optimizer's step."""
@@ -106,7 +80,7 @@ def make_step(torch, model, opt, loss_fn, compiled):
 
 
 def train(args):
-    torch = importlib.import_module(args.backend)
+    torch = load_backend(args.backend)
     limit_threads(args.threads, torch)
     X_train, X_test, y_train, y_test = load_data(args.seed)
     torch.manual_seed(args.seed)
@@ -163,21 +137,18 @@ def train(args):
 
 
 def plot(path, backend, history):
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("(matplotlib is not installed: no loss plot)")
+    plt = pyplot()
+    if plt is None:
         return
+    epochs = range(1, len(history["train_loss"]) + 1)
     fig, ax1 = plt.subplots(figsize=(6, 4))
-    ax1.plot(history["train_loss"], label="train loss", color="tab:blue")
+    ax1.plot(epochs, history["train_loss"], label="train loss", color="tab:blue")
     ax1.set_xlabel("epoch")
     ax1.set_ylabel("cross-entropy")
     ax1.set_yscale("log")
+    integer_ticks(ax1)
     ax2 = ax1.twinx()
-    ax2.plot(history["test_acc"], label="test accuracy", color="tab:orange")
+    ax2.plot(epochs, history["test_acc"], label="test accuracy", color="tab:orange")
     ax2.set_ylabel("test accuracy")
     ax1.set_title(f"8x8 digits MLP ({backend})")
     handles = ax1.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
@@ -198,7 +169,11 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="3 epochs (for tests)")
     ap.add_argument("--compile", action="store_true", help="train with nbgrad.compile(step)")
-    ap.add_argument("--plot", default=None, help="PNG path (default digits_loss_<backend>.png)")
+    ap.add_argument(
+        "--plot",
+        default=None,
+        help="PNG path (default: digits_loss_<backend>.png; -quick.png with --quick)",
+    )
     ap.add_argument("--no-plot", action="store_true")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--threads", type=int, default=1, help="cap BLAS/OpenMP threads (0: no cap)")
@@ -216,7 +191,8 @@ def main(argv=None):
         f"(+{r['warmup']:.2f} s untimed warm-up)"
     )
     if not args.no_plot:
-        plot(args.plot or f"digits_loss_{args.backend}.png", args.backend, r["history"])
+        path = plot_path(args.plot, f"digits_loss_{args.backend}.png", args.quick)
+        plot(path, args.backend, r["history"])
     return r
 
 

@@ -5,6 +5,17 @@
 works for the subset nbgrad covers. See README.md and docs/.
 """
 
+import numba as _numba
+
+# the tape and the backward sweep are compiled intrinsics with no pure-Python form
+if _numba.config.DISABLE_JIT:
+    raise ImportError(
+        "nbgrad cannot run with NUMBA_DISABLE_JIT=1: its tape and backward pass are compiled "
+        "Numba intrinsics that have no pure-Python version. Unset NUMBA_DISABLE_JIT to use "
+        "nbgrad (a Python debugger still steps through your own code and nbgrad's Python "
+        "layers; only the kernels are compiled)."
+    )
+
 from . import _cache, _threads  # noqa: F401  (_threads starts Numba's pool, first)
 
 with _cache.numba_cache_dir():
@@ -71,11 +82,12 @@ with _cache.numba_cache_dir():
     from . import cuda  # noqa: E402
     from .ops import linear as _linear  # noqa: E402, F401
     from .ops import losses as _losses  # noqa: E402, F401
+from . import _docstrings  # noqa: E402, F401  (attaches docstrings of op functions)
 from .serialization import load, save  # noqa: E402
 
 # nn, optim, func and compile load on first use: a fresh process's first gradient needs
 # none of them, and importing them cost about a tenth of `import nbgrad`
-_LAZY = ("nn", "optim", "func")
+_LAZY = ("nn", "optim", "func", "distributions", "special")
 
 
 def __getattr__(name):

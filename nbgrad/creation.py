@@ -13,6 +13,23 @@ _rng = [np.random.default_rng()]
 
 
 def manual_seed(seed):
+    """Seeds nbgrad's random number generator (used by `rand`, `randn`, `randint`,
+    `randperm`, dropout and `nn.init`, on both devices).
+
+    The distributions are PyTorch's; the numbers drawn differ from PyTorch's for the same
+    seed (nbgrad draws with NumPy's generator).
+
+    Args:
+        seed (int): the seed.
+
+    Example::
+
+        >>> torch.manual_seed(0)
+        >>> a = torch.randn(3)
+        >>> torch.manual_seed(0)
+        >>> torch.equal(a, torch.randn(3))
+        True
+    """
     _rng[0] = np.random.default_rng(int(seed))
 
 
@@ -86,6 +103,24 @@ def _infer_dtype(data):
 
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Constructs a tensor with no autograd history by copying `data`.
+
+    Args:
+        data (array_like): a number, a (nested) list or tuple, a NumPy array or a tensor.
+        dtype (nbgrad.dtype, optional): the dtype; inferred from `data` if None (Python
+            floats give the default dtype, float32; ints give int64; bools give bool).
+        device (str or nbgrad.device, optional): `"cpu"` (default) or `"cuda"`.
+        requires_grad (bool): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.tensor([1, 2])
+        tensor([1, 2])
+        >>> torch.tensor([[1., 2.]], requires_grad=True)
+        tensor([[1., 2.]], requires_grad=True)
+        >>> torch.tensor(3.5, dtype=torch.float64)
+        tensor(3.5000, dtype=nbgrad.float64)
+    """
     dtype = _dtype.as_dtype(dtype)
     if isinstance(data, Tensor) and data.is_cuda:  # a copy, on its device unless told
         t = data.detach().to(device=device or data.device, dtype=dtype, copy=True)
@@ -158,6 +193,22 @@ def _dt(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    """Returns a tensor filled with 0 of shape `size`.
+
+    Args:
+        *size (ints or a tuple of ints): the shape.
+        dtype (nbgrad.dtype, optional): default: the default dtype (float32).
+        device (str or nbgrad.device, optional): `"cpu"` (default) or `"cuda"`.
+        requires_grad (bool): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.zeros(2, 3)
+        tensor([[0., 0., 0.],
+                [0., 0., 0.]])
+        >>> torch.zeros(2, dtype=torch.int64)
+        tensor([0, 0])
+    """
     return _finish(np.zeros(_shape(size), _dt(dtype)), requires_grad, device)
 
 
@@ -247,6 +298,24 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    """Returns a tensor of shape `size` drawn from the standard normal distribution N(0, 1).
+
+    Draws from nbgrad's generator (seed it with `nbgrad.manual_seed`): the same
+    distribution as PyTorch, different numbers.
+
+    Args:
+        *size (ints or a tuple of ints): the shape.
+        dtype (nbgrad.dtype, optional): a floating dtype; default: the default dtype.
+        device (str or nbgrad.device, optional): `"cpu"` (default) or `"cuda"`.
+        requires_grad (bool): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.manual_seed(0)
+        >>> w = torch.randn(2, 3, requires_grad=True)
+        >>> w.shape, w.dtype, w.requires_grad
+        (nbgrad.Size([2, 3]), nbgrad.float32, True)
+    """
     a = _rng[0].standard_normal(_shape(size)).astype(_dt(dtype))
     return _finish(a, requires_grad, device)
 

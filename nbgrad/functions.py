@@ -182,6 +182,8 @@ asin = arcsin = _unary("asin")
 acos = arccos = _unary("acos")
 atan = arctan = _unary("atan")
 erf = _unary("erf")
+lgamma = _unary("lgamma")
+digamma = _unary("digamma")
 silu = _unary("silu")
 
 
@@ -302,4 +304,11 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     )
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("Tensor", "np", "fmax_")]
+# the torch-named functions only: not the op modules or helpers imported above
+__all__ = [
+    n
+    for n, v in dict(globals()).items()
+    if not n.startswith("_")
+    and not isinstance(v, type(np))
+    and n not in ("Tensor", "fmax_", "contig")
+]

@@ -24,8 +24,9 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
 
 
 class Tensor:
-    # _aux: None, or [grad, retains_grad, unused, view] once any of those is set (keeps the
-    # hot constructor to four stores)
+    # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
+    # hot constructor to four stores); views: weak references to the views taken of this
+    # tensor (ops/viewbase.py), view: what this tensor is a view of
     # _post_hooks: post-accumulate-grad hooks (autograd/hooks.py), unset on most tensors
     __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__", "_post_hooks")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
@@ -75,6 +76,9 @@ class Tensor:
     @_version.setter
     def _version(self, value):  # `t._version += 1`: one in-place write
         _ver.bump(self._data)
+        a = self._aux
+        if a is not None and a[2]:  # views of this tensor that are copies see it
+            _vb.changed(self)
 
     @property
     def _leaf(self):
@@ -338,6 +342,9 @@ class Tensor:
             ):  # PyTorch's saved leaf would read the new values: refuse rather than differ
                 _ver.replaced(old)
         self._data = new
+        a = self._aux
+        if a is not None:  # on new storage: its views keep the old one, as in PyTorch, and
+            a[2], a[3] = 0, None  # its own writes no longer reach the base it was a view of
 
     def __reduce_ex__(self, proto):
         # as PyTorch: the value and requires_grad, as a leaf (never a tape slot, which
@@ -409,12 +416,14 @@ class Tensor:
             _vb.check(self, fill)
         _ver.begin_write(self)
 
-    def _assign(self, result, index=None, since=None):
+    def _assign(self, result, index=None, since=None, writer=None):
         """Make this tensor hold `result`: in place when nothing records, else rebind.
         (`index`: only self[index] changed, for a view's base; `since`: the stamp of the
-        op's first row, by default the one `_check_inplace` took.)"""
+        op's first row, by default the one `_check_inplace` took; `writer`: the view of
+        this tensor the write came through.)"""
         if since is None:
             since = _ver.take_since(self)
+        before = self._data
         if result._rg:
             # the graph saw the old value; this object now names the new one. The old value
             # stays on the tape intact, but to PyTorch it was written in place, so rows
@@ -442,10 +451,13 @@ class Tensor:
                     f"{self.dtype.name.capitalize()}"
                 )
             np.copyto(self._data, result._data, casting="same_kind")
-            self._version += 1
+            _ver.bump(self._data)
         a = self._aux
-        if a is not None and a[3] is not None:  # a view: its base sees the write
-            _vb.write_back(self, result._rg, index, since)
+        if a is not None:
+            if a[3] is not None:  # a view: its base sees the write
+                _vb.write_back(self, result._rg, index, since)
+            elif a[2]:  # views of this tensor that are copies see it
+                _vb.changed(self, writer, before, since)
         return self
 
     @staticmethod
@@ -473,6 +485,16 @@ class Tensor:
         TAPE.release(self._slot)
         self._slot, r._slot = s, -1
 
+    def _wrote(self, r):
+        """After writing this tensor's buffer with a constant: count the write, cut the
+        old history (`r` from `_overwritten`), then let its copied views see the values."""
+        _ver.bump(self._data)
+        if r is not None:
+            self._rebase(r)
+        a = self._aux
+        if a is not None and a[2]:
+            _vb.changed(self)
+
     def zero_(self):
         return self.fill_(0)
 
@@ -484,9 +506,7 @@ class Tensor:
             return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         r = self._overwritten()
         self._data.fill(v)
-        self._version += 1
-        if r is not None:
-            self._rebase(r)
+        self._wrote(r)
         return self
 
     def copy_(self, src):
@@ -500,9 +520,7 @@ class Tensor:
             return _vb.store(self, values)
         r = self._overwritten()
         np.copyto(self._data, values, casting="unsafe")
-        self._version += 1
-        if r is not None:
-            self._rebase(r)
+        self._wrote(r)
         return self
 
     def _inplace(self, name, other):
@@ -810,6 +828,12 @@ class Tensor:
 
     def erf(self):
         return _fn.erf(self)
+
+    def lgamma(self):
+        return _fn.lgamma(self)
+
+    def digamma(self):
+        return _fn.digamma(self)
 
     def sign(self):
         return _fn.sign(self)

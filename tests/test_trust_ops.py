@@ -606,6 +606,99 @@ def test_refused_view_write_changes_nothing():
     assert col.tolist() == [0.0, 3.0]
 
 
+# -- views taken before a write see it (PyTorch's views are windows on one storage) ----------
+def _earlier_views(m, case, graph):
+    """Take views of a tensor, write the tensor (or another view of it), then read the views
+    taken before: their values, and with `graph` a loss through them and its gradients."""
+    a = m.tensor(_A, requires_grad=graph)
+    z = m.tensor(_Z, requires_grad=graph)
+    y = a * 1
+    views = [y.t(), y[:, 1], y[0:], y.t()[2], y[:, 1:].t()]
+    if case == "root_add":
+        y.add_(z[0])
+    elif case == "root_mul_tensor":
+        y.mul_(m.tensor(_W))
+    elif case == "through_transpose":
+        y.t().mul_(z[1])
+    elif case == "through_column":
+        y[:, 2].copy_(z)
+    elif case == "setitem":
+        y[1, 1] = z[0] * 5
+    elif case == "fill":
+        y.fill_(2.0)
+    elif case == "twice":
+        y[:, 0].add_(z)
+        y.t()[1].mul_(3)
+    vals = [v.detach().cpu().numpy().copy() for v in views]
+    if not graph:
+        return vals
+    loss = sum((v * v).sum() * (i + 1) for i, v in enumerate(views)) + (y * m.tensor(_W)).sum()
+    loss.backward()
+    grads = [t.grad.numpy() if t.grad is not None else np.zeros(t.shape) for t in (a, z)]
+    return vals + [loss.item()] + grads
+
+
+_WRITES = ["root_add", "root_mul_tensor", "through_transpose", "through_column", "setitem",
+           "fill", "twice"]  # fmt: skip
+
+
+@pytest.mark.parametrize("graph", [False, True])
+@pytest.mark.parametrize("case", _WRITES)
+def test_views_taken_before_a_write_see_it_as_torch(case, graph):
+    torch = _torch()
+    got, want = _earlier_views(nb, case, graph), _earlier_views(torch, case, graph)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_views_taken_before_a_write_see_it_without_torch():
+    x = nb.arange(6.0).reshape(2, 3)
+    col, tr = x[:, 1], x.t()
+    x.add_(10)
+    x[0, 1] = -1
+    assert col.tolist() == [-1.0, 14.0]
+    assert tr.tolist() == [[10.0, 13.0], [-1.0, 14.0], [12.0, 15.0]]
+
+
+def test_saved_view_of_a_tensor_written_later_raises_as_torch():
+    torch = _torch()
+
+    def run(m):
+        a = m.tensor(_A, requires_grad=True)
+        y = a * 1
+        col = y[:, 1]
+        out = (col * col).sum()  # saves the column's values
+        y.add_(1)  # PyTorch's column shares y's version counter
+        out.backward()
+
+    for m in (torch, nb):
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            run(m)
+
+
+def test_view_of_a_parameter_sees_the_optimizer_step():
+    w = nb.nn.Parameter(nb.tensor(_A))
+    col = w[:, 0]
+    (w * w).sum().backward()
+    nb.optim.SGD([w], lr=0.1).step()
+    np.testing.assert_allclose(col.detach().numpy(), _A[:, 0] * 0.8, rtol=1e-12)
+
+
+def test_views_keep_the_old_storage_after_data_assignment():
+    torch = _torch()
+
+    def run(m):
+        x = m.arange(6.0, dtype=m.float64).reshape(2, 3)
+        col = x[:, 1]
+        x.data = m.zeros(2, 3, dtype=m.float64)
+        x.add_(1)
+        return col.numpy().copy(), x.numpy().copy()
+
+    for g, w in zip(run(nb), run(torch)):
+        np.testing.assert_array_equal(g, w)
+
+
 @pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
 @pytest.mark.parametrize(
     "case",

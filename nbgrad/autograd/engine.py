@@ -338,10 +338,8 @@ def _run_custom(k):
         else:
             grads.append(None)
     with no_grad(), interruptible():
-        res = ctx.fn_cls.backward(ctx, *grads)
-    res = res if isinstance(res, tuple) else (res,)
+        res = ctx.run_backward(grads)
     name = ctx.node_name
-    _check_custom(ctx, res)
     for j, pos in enumerate(ctx.tensor_positions):
         s = int(T.I[p + no + j])
         g = res[pos]
@@ -353,22 +351,6 @@ def _run_custom(k):
             gd = _sum_to(gd, shape, name, pos)
         accumulate(T.gaddr, T.ginit, T.S, s, contig(gd, dtype=dt).reshape(-1))
     assert ni == len(ctx.tensor_positions)
-
-
-def _check_custom(ctx, res):
-    """PyTorch's checks on what a custom Function's backward returned."""
-    name = ctx.node_name
-    if len(res) != ctx.n_args:
-        raise RuntimeError(
-            f"function {name} returned an incorrect number of gradients (expected "
-            f"{ctx.n_args}, got {len(res)})"
-        )
-    for pos in ctx.tensor_positions:
-        if res[pos] is not None and not isinstance(res[pos], Tensor):
-            raise TypeError(
-                f"function {name} returned a gradient different than None at position "
-                f"{pos + 1}, but the corresponding forward input was not a Variable"
-            )
 
 
 def _sum_axes(gshape, shape, name, pos):

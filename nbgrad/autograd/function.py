@@ -8,6 +8,9 @@ With CUDA tensors the row is a CUDA row and the GPU sweep does the same
 (`backends/cuda/sweep.py: run_custom`): gradients in and out are CUDA tensors.
 """
 
+import functools
+import inspect
+
 import numpy as np
 
 from nbgrad._array import contig
@@ -73,6 +76,38 @@ class FunctionCtx:
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
 
+    def run_backward(self, grads):
+        """Call the Function's backward with `grads`, the gradients of the row's outputs
+        (the differentiable ones), and return its gradients as PyTorch checks them: one per
+        forward argument (extra trailing Nones dropped), tensors where arguments were."""
+        full = []
+        for entry in self.layout:  # one per forward output, as PyTorch passes them
+            if isinstance(entry, int):
+                full.append(grads[entry])
+            elif entry is None or not self.materialize_grads:
+                full.append(None)  # a non-tensor output, or zeros not materialized
+            else:
+                shape, dtype, cuda = entry
+                z = Tensor._make(np.zeros(shape, dtype), -1, False)
+                full.append(z.cuda() if cuda else z)
+        res = self.fn_cls.backward(self, *full)
+        res = res if isinstance(res, tuple) else (res,)
+        name = self.node_name
+        if len(res) > self.n_args and all(r is None for r in res[self.n_args :]):
+            res = res[: self.n_args]
+        if len(res) != self.n_args:
+            raise RuntimeError(
+                f"function {name} returned an incorrect number of gradients (expected "
+                f"{self.n_args}, got {len(res)})"
+            )
+        for pos in self.tensor_positions:
+            if res[pos] is not None and not isinstance(res[pos], Tensor):
+                raise TypeError(
+                    f"function {name} returned a gradient different than None at position "
+                    f"{pos + 1}, but the corresponding forward input was not a Variable"
+                )
+        return res
+
     def release(self):
         """Free what backward needed (called when the graph is freed)."""
         if self.to_save:
@@ -108,18 +143,30 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """With it defined, `forward(*args)` takes no ctx, and this fills ctx afterwards."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
-        if kwargs:
-            raise TypeError("Function.apply takes positional arguments only")
         ctx = FunctionCtx()
         ctx.fn_cls = cls
         ctx.node_name = cls.__name__ + "Backward"
+        separate = cls.setup_context is not _NO_SETUP
+        if separate:  # forward(*args) + setup_context(ctx, inputs, output): defaults bound
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
         tensors = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor)]
         record = needs_record([a for _, a in tensors])
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg and record for a in args)
         with no_grad():
-            result = cls.forward(ctx, *args)
+            if separate:
+                result = cls.forward(*args)
+                cls.setup_context(ctx, args, result)
+            else:
+                result = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(result, tuple)
         outs = (result,) if single else result
         if not record:
@@ -128,21 +175,32 @@ class Function:
         ctx.tensor_positions = tuple(i for i, _ in tensors)
         in_slots = tuple(slot_of(a) for _, a in tensors)
         nondiff = {id(t) for t in ctx.non_differentiable}
-        wrapped = []
+        dirty = {id(t) for t in ctx.dirty}
+        wrapped, layout = [], []
         for o in outs:
             if not isinstance(o, Tensor):
                 wrapped.append(o)
-            elif o.is_cuda:  # CudaTensor._make (its storage is always contiguous)
+                layout.append(None)
+                continue
+            if id(o) in dirty and o._leaf and o._rg:
+                raise RuntimeError(
+                    "a leaf Variable that requires grad has been used in an in-place operation."
+                )
+            if o.is_cuda:  # CudaTensor._make (its storage is always contiguous)
                 rg = id(o) not in nondiff and o.is_floating_point()
-                wrapped.append(type(o)._make(o._data, -1, rg))
+                w = type(o)._make(o._data, -1, rg)
             elif id(o) in nondiff or o._data.dtype.kind != "f":
-                wrapped.append(Tensor._make(o._data, -1, False))
+                w = Tensor._make(o._data, -1, False)
             else:
                 data = o._data if o._data.flags.c_contiguous else contig(o._data)
-                wrapped.append(Tensor._make(data, -1, True))
+                w = Tensor._make(data, -1, True)
+            wrapped.append(w)
+            layout.append(sum(1 for x in wrapped[:-1] if isinstance(x, Tensor) and x._rg)
+                          if w._rg else (w._data.shape, w._data.dtype, w.is_cuda))  # fmt: skip
+        ctx.layout = tuple(layout)
         diff = [w for w in wrapped if isinstance(w, Tensor) and w._rg]
         if not diff:
-            return wrapped[0] if single else tuple(wrapped)
+            return _outputs(wrapped, outs, dirty, single)
         cuda = [t.is_cuda for t in diff] + [a.is_cuda for _, a in tensors if a._rg]
         if any(cuda):  # a CUDA row: the GPU sweep runs its backward (sweep.run_custom)
             if not all(cuda):
@@ -154,7 +212,7 @@ class Function:
 
             for s, w in zip(record_custom(_CODE, [w._data for w in diff], in_slots, ctx), diff):
                 w._slot = s
-            return wrapped[0] if single else tuple(wrapped)
+            return _outputs(wrapped, outs, dirty, single)
         # keep the saved tensors' values alive with the row (ctx holds them)
         dt = 0 if diff[0]._data.dtype == np.float32 else 1
         with TAPE.guard(), deferred():  # row k stays row k, and is whole, until this is done
@@ -165,9 +223,34 @@ class Function:
             for s, w in zip(out_slots, diff):
                 w._slot = s
                 _set_slot(TAPE.S, s, w._data, 0 if w._data.dtype == np.float32 else 1, 1, k)
-        return wrapped[0] if single else tuple(wrapped)
+        return _outputs(wrapped, outs, dirty, single)
 
 
-class once_differentiable:  # noqa: N801 - decorator name from PyTorch
-    def __new__(cls, fn):
-        return fn
+_NO_SETUP = Function.setup_context
+
+
+def _outputs(wrapped, outs, dirty, single):
+    """The results apply returns: a dirty input that forward returned is the input object
+    itself, now naming the row's output (its old slot stays the row's input)."""
+    if dirty:
+        for o, w in zip(outs, wrapped):
+            if id(o) in dirty and isinstance(w, Tensor):
+                old = o._slot
+                o._data, o._slot, o._rg = w._data, w._slot, w._rg
+                w._slot = -1
+                if old >= 0:
+                    TAPE.release(old)
+        wrapped = [o if id(o) in dirty else w for o, w in zip(outs, wrapped)]
+    return wrapped[0] if single else tuple(wrapped)
+
+
+def once_differentiable(fn):
+    """Decorate a Function's backward that is not itself differentiable: it runs with
+    gradients off, so a create_graph backward through it yields gradients without history."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            return fn(ctx, *args)
+
+    return wrapper

@@ -35,7 +35,25 @@ class _GradMode:
 
 
 class no_grad(_GradMode):
-    """Ops inside record nothing and their outputs don't require grad."""
+    """Context manager (and decorator) that disables gradient recording.
+
+    Ops inside record nothing and their outputs do not require grad, which saves memory
+    and time in evaluation or when updating parameters by hand. The mode is per thread and
+    is restored on exit.
+
+    Example::
+
+        >>> x = torch.tensor([1.], requires_grad=True)
+        >>> with torch.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> @torch.no_grad()
+        ... def doubler(x):
+        ...     return x * 2
+        >>> doubler(x).requires_grad
+        False
+    """
 
     _mode = False
 

@@ -32,6 +32,7 @@ from . import versions
 from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
+from .node import AccumulateGrad, Node  # noqa: F401 - public as torch.autograd.graph.Node
 
 _loaded = []
 
@@ -205,7 +206,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
 
 def _custom(row, gouts, create_graph):
     """A custom Function's Python backward; a batch of cotangents runs it per element."""
-    from .engine import SECOND_BACKWARD, _check_custom
+    from .engine import SECOND_BACKWARD
 
     outs, ins, nb, bshape = row.outs, row.ins, row.nb, row.bshape
     ctx = TAPE.saved[row.k]
@@ -216,7 +217,7 @@ def _custom(row, gouts, create_graph):
         for s, g in zip(outs, gouts)
     ]
     if nb == 0:
-        return _custom_one(ctx, row, filled, ins, create_graph, _check_custom)
+        return _custom_one(ctx, row, filled, ins, create_graph)
     from ..ops.joins import stack
 
     per = [
@@ -226,7 +227,6 @@ def _custom(row, gouts, create_graph):
             [g[b] if g is not None else None for g in filled],
             ins,
             create_graph,
-            _check_custom,
         )
         for b in range(bshape[0])
     ]
@@ -241,15 +241,13 @@ def _custom(row, gouts, create_graph):
     return out
 
 
-def _custom_one(ctx, row, grads, ins, create_graph, check):
+def _custom_one(ctx, row, grads, ins, create_graph):
     ctx.in_graph = create_graph
     try:
         with set_grad_enabled(create_graph), interruptible():
-            res = ctx.fn_cls.backward(ctx, *grads)
+            res = ctx.run_backward(grads)
     finally:
         ctx.in_graph = False
-    res = res if isinstance(res, tuple) else (res,)
-    check(ctx, res)
     out = []
     for j, pos in enumerate(ctx.tensor_positions):
         g = res[pos]

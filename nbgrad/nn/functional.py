@@ -30,6 +30,20 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
 
 
 def relu(input, inplace=False):  # noqa: A002
+    """Applies the rectified linear unit elementwise: max(0, x).
+
+    Args:
+        input (Tensor): any shape.
+        inplace (bool): write the result into `input` (and return it). Default: False.
+
+    Shape:
+        Output has the input's shape.
+
+    Example::
+
+        >>> F.relu(torch.tensor([-1., 0., 2.]))
+        tensor([0., 0., 2.])
+    """
     return _inplace(input, _pw.FAST["relu"](input), inplace)
 
 
@@ -90,6 +104,25 @@ def logsigmoid(input):  # noqa: A002
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """Mean squared error between `input` and `target`, elementwise (input - target)**2.
+
+    Args:
+        input (Tensor): predictions.
+        target (Tensor): broadcastable to `input`.
+        reduction (str): `"none"`, `"mean"` or `"sum"`. Default: `"mean"`.
+        size_average (bool, optional): deprecated form of `reduction`, as in PyTorch.
+        reduce (bool, optional): deprecated form of `reduction`, as in PyTorch.
+
+    Shape:
+        input `(*)`, target `(*)`; output `()`, or the broadcast shape with `"none"`.
+
+    Example::
+
+        >>> F.mse_loss(torch.tensor([1., 2.]), torch.tensor([1., 4.]))
+        tensor(2.)
+        >>> F.mse_loss(torch.tensor([1., 2.]), torch.tensor([1., 4.]), reduction="sum")
+        tensor(4.)
+    """
     red = _red(reduction, size_average, reduce)
     if weight is not None:
         raise NotImplementedError("mse_loss(weight=...) is not supported")

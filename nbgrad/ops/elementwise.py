@@ -46,6 +46,8 @@ UNARY = {
     "silu": ("SiluBackward0", "x * sigmoid(x)", "g * sigmoid(x) * (1 + x * (1 - sigmoid(x)))"),
     "gelu": ("GeluBackward0", "x * ncdf(x)", "g * (ncdf(x) + x * npdf(x))"),
     "gelu_tanh": ("GeluBackward0", "gelu_tanh(x)", "g * gelu_tanh_grad(x)"),
+    "lgamma": ("LgammaBackward0", "lgamma(x)", "g * digamma(x)"),
+    "digamma": ("DigammaBackward0", "digamma(x)", "g * trigamma(x)"),
 }
 
 # name: (node names for tensor-tensor, tensor-scalar, scalar-tensor; forward; vjp a; vjp b)

@@ -175,6 +175,65 @@ def gelu_tanh_grad(x):
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x)
 
 
+# The gamma-function family. Each is self-contained (math calls only): the CUDA versions are
+# compiled from the same Python source, where another helper here would be a CPU function.
+# Non-positive integers are poles; |x| >= 2**52 is an integer (math.floor stays in range).
+@njit(**_inl)
+def lgamma(x):
+    if x <= 0 and (x <= -4503599627370496.0 or x == math.floor(x)):
+        return math.inf  # a pole, as torch.lgamma (-inf included)
+    return math.lgamma(x)
+
+
+@njit(**_inl)
+def digamma(x):
+    """psi(x): reflection for x < 0, recurrence up to x >= 10, then the asymptotic series
+    (its first omitted term is below 1e-16 there)."""
+    if x != x or x == math.inf:
+        return x
+    if x <= 0 and (x <= -4503599627370496.0 or x == math.floor(x)):
+        return math.copysign(math.inf, -x) if x == 0 else math.nan  # as torch: -inf at +0
+    r = 0.0
+    if x < 0:
+        r = -math.pi / math.tan(math.pi * x)
+        x = 1.0 - x
+    while x < 10.0:
+        r -= 1.0 / x
+        x += 1.0
+    z = 1.0 / (x * x)
+    s = z * (
+        1 / 12
+        - z * (1 / 120 - z * (1 / 252 - z * (1 / 240 - z * (1 / 132 - z * (691 / 32760 - z / 12)))))
+    )
+    return r + math.log(x) - 0.5 / x - s
+
+
+@njit(**_inl)
+def trigamma(x):
+    """psi'(x) (polygamma(1, x)), as digamma: reflection, recurrence, asymptotic series."""
+    if x != x:
+        return x
+    if x == math.inf:
+        return 0.0
+    if x <= 0 and (x <= -4503599627370496.0 or x == math.floor(x)):
+        return math.inf
+    r = 0.0
+    sign = 1.0
+    if x < 0:  # psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x)
+        sn = math.sin(math.pi * x)
+        r = math.pi * math.pi / (sn * sn)
+        x = 1.0 - x
+        sign = -1.0
+    t = 0.0
+    while x < 10.0:
+        t += 1.0 / (x * x)
+        x += 1.0
+    z = 1.0 / (x * x)
+    w = 1 / 30 - z * (1 / 42 - z * (1 / 30 - z * (5 / 66 - z * (691 / 2730 - z * 7 / 6))))
+    t += 1.0 / x + 0.5 * z + z / x * (1 / 6 - z * w)
+    return r + sign * t
+
+
 @njit(cache=True, error_model="numpy")
 def fdiv(a, b):
     """IEEE a / b (inf or nan for b == 0, never an exception)."""
@@ -213,4 +272,7 @@ NAMES = (
     "npdf",
     "gelu_tanh",
     "gelu_tanh_grad",
+    "lgamma",
+    "digamma",
+    "trigamma",
 )

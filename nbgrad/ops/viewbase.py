@@ -22,15 +22,22 @@ the chain of `take`s to an arange over the root's shape:
 * when the change was recorded, or the root takes part in a graph, as a recorded `put`
   (CopySlices, as PyTorch) that the root is rebound to, so gradients see the write.
 
-Other views taken earlier from the same root that are copies keep their old values
-(PyTorch's views would see the write): read a view again after writing through another.
+Every view is also listed, weakly, on its root (`_aux[2]`). When the root's values change
+in place — written directly, rebound by an in-place op under autograd, or written through
+another view — `refresh` gives each live view that no longer shows the root's memory its
+new values: it takes the chain again from the root (recorded when the view takes part in a
+graph, so later gradients flow through the write, as through PyTorch's regenerated view
+nodes) and counts a write on the old copy, since PyTorch's view shares the root's version
+counter: rows that saved the view's old value raise PyTorch's in-place error at backward.
 """
+
+import weakref
 
 import numpy as np
 
 from .._array import check_writable
 from ..autograd import versions as _ver
-from ..autograd.grad_mode import STATE
+from ..autograd.grad_mode import STATE, set_grad_enabled
 from ..tensor import Tensor
 
 _OVERLAP = (
@@ -44,10 +51,30 @@ def mark(out, base, take, overlap=False, multi=None):
     """Record that `out` (a fresh Tensor) is a view of `base` taken by `take` (kept cheap:
     every view op calls it; what a write needs is worked out when one happens)."""
     a = base._aux
-    if a is not None and a[3] is not None and a[3][2]:
-        overlap = True
+    root = base
+    if a is not None and a[3] is not None:
+        overlap = overlap or a[3][2]
+        root, a = _root(base)
     out._aux = [None, False, 0, (base, take, overlap, multi)]
+    if a is None:
+        a = root._aux = [None, False, 0, None]
+    live = a[2]
+    if not live:
+        a[2] = [weakref.ref(out)]
+    else:
+        live.append(weakref.ref(out))
+        n = len(live)
+        if n >= 32 and not n & (n - 1):  # at powers of two: amortised pruning of dead views
+            live[:] = [r for r in live if r() is not None]
     return out
+
+
+def _root(t):
+    while True:
+        a = t._aux
+        if a is None or a[3] is None:
+            return t, a
+        t = a[3][0]
 
 
 def shares(t):
@@ -158,7 +185,8 @@ def write_back(t, recorded, index=None, since=None):
     root, takes = _chain(t)
     record = STATE.enabled and (recorded or root._rg) and not _through_alias(takes)
     if not record and _all_share(t):
-        return  # the write is already in the root's memory, and counted on its storage
+        changed(root, t)  # the write is already in the root's memory, counted on its storage
+        return
     pos = _positions(t, root, takes)
     src = np.arange(pos.size, dtype=np.int64)
     if index is not None:  # only what changed (an expanded view's other copies are stale)
@@ -167,10 +195,64 @@ def write_back(t, recorded, index=None, since=None):
     if record or root.is_cuda:
         from .indexing import put
 
-        root._assign(put(root, t, pos, src, "CopySlices"), since=since)
+        root._assign(put(root, t, pos, src, "CopySlices"), since=since, writer=t)
     else:
         root._data.reshape(-1)[pos] = t._data.reshape(-1)[src]
-        root._version += 1
+        _ver.bump(root._data)
+        changed(root, t)
+
+
+def changed(root, writer=None, before=None, since=None):
+    """`root` (not a view) changed in place: its live views that do not show its memory
+    take its new values (`writer`, the view the write came through, already has them;
+    `before`: the root's buffer before the write, when the write rebound the root;
+    `since`: the stamp of the write's first row, as for the root's own write)."""
+    a = root._aux
+    if a is None or not a[2]:
+        return
+    views = []
+    graph = root._rg and STATE.enabled  # views in it take the root's new node, windows too
+    for r in a[2]:
+        v = r()
+        if v is None or v is writer:
+            continue
+        if (graph and v._rg) or root.is_cuda or not _window(v._data, root._data):
+            views.append(v)
+    before = root._data if before is None else before
+    for v in views:
+        _retake(v, root, before, since)
+
+
+def _window(a, b):
+    """Whether arrays a and b share memory (one is a window on the other)."""
+    return type(a) is np.ndarray and type(b) is np.ndarray and np.may_share_memory(a, b)
+
+
+def _retake(v, root, before, since):
+    """Give view v its values from the root again: its chain of takes, recorded when v is
+    in a graph (the new row replaces v's; rows recorded before that saved the old value
+    raise at backward, through the write counted on it, as PyTorch's shared counter)."""
+    _, takes = _chain(v)
+    if not takes:
+        return
+    with set_grad_enabled(STATE.enabled and v._rg):
+        try:
+            new = root
+            for take in takes:
+                new = take(new)
+        except (IndexError, RuntimeError):  # the root changed shape (`.data =`): left as is
+            return
+    if new._data.shape != v._data.shape:
+        return
+    old, slot = v._data, v._slot
+    v._data, v._slot, v._rg = new._data, new._slot, new._rg
+    new._slot = -1
+    if slot >= 0:
+        from ..tape import TAPE
+
+        TAPE.release(slot)
+    if not _window(old, before):  # a copy: its own write (a window's is the root's)
+        _ver.bump(old, since)
 
 
 def _through_alias(takes):

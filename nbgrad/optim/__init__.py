@@ -1,8 +1,10 @@
-"""nbgrad.optim: SGD, Adam, AdamW, RMSprop and lr schedulers, with torch.optim's API.
+"""nbgrad.optim: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam, LBFGS
+and lr schedulers, with torch.optim's API.
 
-Each `step()` is one compiled kernel call that updates every parameter that has a
-gradient (all param groups together), reading and writing parameters, gradients and
-state buffers in place.
+For SGD, Adam(W) and RMSprop each `step()` is one compiled kernel call that updates every
+parameter that has a gradient (all param groups together), reading and writing
+parameters, gradients and state buffers in place; the others update each parameter with
+NumPy expressions in place (`_host.py`).
 """
 
 from .. import _cache
@@ -11,9 +13,28 @@ with _cache.numba_cache_dir():
     from . import _kernels  # noqa: F401
 
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Optimizer", "lr_scheduler"]
+__all__ = [
+    "SGD",
+    "Adam",
+    "AdamW",
+    "RMSprop",
+    "Adagrad",
+    "Adadelta",
+    "Adamax",
+    "NAdam",
+    "RAdam",
+    "LBFGS",
+    "Optimizer",
+    "lr_scheduler",
+]

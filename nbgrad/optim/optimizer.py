@@ -42,6 +42,7 @@ class Optimizer:
 
     _kernel = None
     _has_step = False
+    _scalar_state = ("step",)  # float32 0-d state entries; the others are shaped as params
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -153,7 +154,7 @@ class Optimizer:
                 np.array(hyps, np.float64),
             )
         for p in stepped:  # written in place, as PyTorch's in-place updates count
-            _ver.bump(p._data)
+            p._version += 1
         return loss
 
     def _row(self, group, p, g, st):
@@ -199,7 +200,7 @@ class Optimizer:
             for name, val in v.items():
                 if isinstance(val, Tensor):
                     host = val._data.host() if val.is_cuda else val._data
-                    if name == "step":
+                    if name in self._scalar_state:
                         val = Tensor._make(np.array(host, np.float32).reshape(()), -1, False)
                     else:
                         arr = np.array(host, p._data.dtype).reshape(p._data.shape)

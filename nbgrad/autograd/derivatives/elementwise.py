@@ -17,6 +17,7 @@ from scipy import special
 from ... import functions as F
 from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
 from ...tensor import Tensor
+from ..function import Function
 from ..grad_mode import STATE
 from . import defvjp, handle
 
@@ -101,6 +102,36 @@ def _gelu_tanh_grad(v):
     return 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * v * v)
 
 
+def _digamma(v):
+    if isinstance(v, Tensor):
+        return F.digamma(v)
+    return special.digamma(v)
+
+
+class _Trigamma(Function):
+    """polygamma(1, x) recorded as the value of digamma's derivative, when that derivative
+    is itself recorded (create_graph): differentiating it further is refused."""
+
+    @staticmethod
+    def forward(ctx, x):
+        a = x._data.host() if x.is_cuda else x._data
+        out = Tensor._make(np.ascontiguousarray(special.polygamma(1, a).astype(a.dtype)), -1, False)
+        return out.to(x.device) if x.is_cuda else out
+
+    @staticmethod
+    def backward(ctx, g):
+        raise NotImplementedError(
+            "the derivative of digamma is not differentiable in nbgrad (it would need "
+            "polygamma(2, x)): the third derivative of lgamma is not supported"
+        )
+
+
+def _trigamma(v):
+    if isinstance(v, Tensor):
+        return _Trigamma.apply(v)
+    return special.polygamma(1, v)
+
+
 NS = {
     **{n: _lift(n) for n in ("cos", "sin", "exp", "log", "sqrt", "cosh", "sinh", "tanh")},
     "fabs": lambda v: F.abs(v) if isinstance(v, Tensor) else abs(v),
@@ -109,6 +140,8 @@ NS = {
     "ncdf": _ncdf,
     "npdf": _npdf,
     "gelu_tanh_grad": _gelu_tanh_grad,
+    "digamma": _digamma,
+    "trigamma": _trigamma,
     "pow_": lambda a, b: a if isinstance(b, float) and b == 1.0 else a**b,  # x**2's VJP: 2 x
     "fdiv": lambda a, b: a / b,
     "_where": _where,

@@ -295,9 +295,7 @@ def run_custom(G, k):
         else:
             grads.append(None)
     with no_grad(), interruptible():
-        res = ctx.fn_cls.backward(ctx, *grads)
-    res = res if isinstance(res, tuple) else (res,)
-    E._check_custom(ctx, res)
+        res = ctx.run_backward(grads)
     name = ctx.node_name
     for j, pos in enumerate(ctx.tensor_positions):
         s, g = G.inp(k, j), res[pos]

@@ -9,6 +9,7 @@ implementation below raises NotImplementedError naming the op (never a host fall
 import numpy as np
 
 from ... import _dtype
+from ...autograd import versions as _ver
 from ...autograd.grad_mode import STATE
 from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
@@ -158,19 +159,21 @@ class CudaTensor(Tensor):
         self._version += 1
         return self
 
-    def _assign(self, result, index=None, since=None):
+    def _assign(self, result, index=None, since=None, writer=None):
         """Make this tensor hold `result`: rebound when it records, else stored in place."""
         if result._rg:
-            return Tensor._assign(self, result, index, since)
+            return Tensor._assign(self, result, index, since, writer)
         if result._data.shape != self._data.shape:
             raise RuntimeError(
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                 f"shape {list(result._data.shape)}"
             )
         ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
-        self._version += 1
+        _ver.bump(self._data)
         if _vb.is_view(self):  # a view: its base sees the write
             _vb.write_back(self, False, index)
+        else:  # views of this tensor that are copies see it
+            _vb.changed(self, writer, since=since)
         return self
 
     def _inplace(self, name, other):

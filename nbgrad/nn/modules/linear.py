@@ -24,8 +24,29 @@ class Identity(Module):
 
 
 class Linear(Module):
-    """y = x W^T + b, with W of shape (out_features, in_features); PyTorch's default init
-    (kaiming_uniform_(a=sqrt(5)) for W, U(-1/sqrt(in), 1/sqrt(in)) for b)."""
+    """Applies an affine map to the last dimension: y = x W^T + b.
+
+    The weight W has shape (out_features, in_features) and is initialised as in PyTorch,
+    with kaiming_uniform_(a=sqrt(5)); the bias b is drawn from U(-1/sqrt(in_features),
+    1/sqrt(in_features)). The numbers come from nbgrad's generator (`nbgrad.manual_seed`).
+
+    Args:
+        in_features (int): size of each input's last dimension.
+        out_features (int): size of each output's last dimension.
+        bias (bool): whether to add a learnable bias. Default: True.
+        dtype (nbgrad.dtype, optional): the parameters' dtype. Default: the default dtype.
+
+    Shape:
+        Input `(*, in_features)`; output `(*, out_features)`.
+
+    Example::
+
+        >>> lin = nn.Linear(3, 2)
+        >>> lin
+        Linear(in_features=3, out_features=2, bias=True)
+        >>> lin(torch.ones(4, 3)).shape
+        nbgrad.Size([4, 2])
+    """
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()

@@ -43,8 +43,30 @@ def _typename(v):
 
 
 class Module:
-    """Base class for all neural network modules (subclass it, set attributes in
-    `__init__` after `super().__init__()`, and define `forward`)."""
+    """Base class for all neural network modules.
+
+    Subclass it, call `super().__init__()` first in `__init__`, assign parameters and
+    submodules as attributes (they are registered), and define `forward`. Calling the
+    module calls `forward`. The module then offers PyTorch's API: `parameters()`,
+    `named_parameters()`, `state_dict()` / `load_state_dict()`, `train()` / `eval()`,
+    `zero_grad()`, `to(dtype or device)` and the rest (see docs/api.md).
+
+    Example::
+
+        >>> class TwoLayer(nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.hidden = nn.Linear(4, 8)
+        ...         self.out = nn.Linear(8, 1)
+        ...
+        ...     def forward(self, x):
+        ...         return self.out(self.hidden(x).relu())
+        >>> model = TwoLayer()
+        >>> model(torch.ones(5, 4)).shape
+        nbgrad.Size([5, 1])
+        >>> [name for name, _ in model.named_parameters()]
+        ['hidden.weight', 'hidden.bias', 'out.weight', 'out.bias']
+    """
 
     training: bool
 
