@@ -225,32 +225,5 @@ def _embedding(
     return _EmbeddingFn.apply(weight, idx, padding_idx)
 
 
-def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
-    dims = tuple(range(-len(normalized_shape), 0))
-    mu = input.mean(dims, keepdim=True)
-    xc = input - mu
-    var = (xc * xc).mean(dims, keepdim=True)
-    y = xc / (var + eps).sqrt()
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
-
-
-def _dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    from ..creation import _rng
-
-    if p == 1.0:
-        return input * 0.0
-    keep = _rng[0].random(input._data.shape) >= p
-    mask = _const((keep / (1.0 - p)).astype(input._data.dtype))  # drawn on the host
-    return input * (mask.cuda() if input.is_cuda else mask)
-
-
 def _flatten(x, start_dim=0, end_dim=-1):
     return x.flatten(start_dim, end_dim)

@@ -1,8 +1,11 @@
-"""nbgrad.nn.functional: activations, softmax family, linear and losses (PyTorch's names).
+"""nbgrad.nn.functional: activations, softmax family, linear, losses and layers (PyTorch's
+names).
 
-Each entry is one recorded op with a fused forward and VJP kernel (see nbgrad/ops/
-activations.py, softmax.py, linear.py, losses.py); `inplace=True` is accepted and computes
-out of place, which gives the same values and gradients.
+The activations, softmax family, linear and the first losses are each one recorded op with
+a fused forward and VJP kernel (see nbgrad/ops/activations.py, softmax.py, linear.py,
+losses.py). The layers (pads, convolutions, pools, norms, attention, more losses; the
+_fn_*.py modules here) are compositions of recorded ops. `inplace=True` is accepted and
+computes out of place, which gives the same values and gradients.
 """
 
 import numpy as np
@@ -236,5 +239,61 @@ def _one_hot_classes(d, num_classes):
     return num_classes
 
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
 _ = linear
+
+# layers composed of recorded core ops (pads, windows, norms, attention, more losses)
+from . import _fallback, _fn_attention, _fn_conv, _fn_embedding, _fn_losses, _fn_norm, _fn_spatial  # noqa: E402, E501
+
+
+def embedding(
+    input,  # noqa: A002
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    if max_norm is not None:
+        _fn_embedding.embedding_renorm_(weight, input, max_norm, norm_type)
+    return _fallback._embedding(input, weight, padding_idx)
+
+
+adaptive_max_pool1d = _fn_conv.adaptive_max_pool1d
+adaptive_max_pool2d = _fn_conv.adaptive_max_pool2d
+avg_pool1d = _fn_conv.avg_pool1d
+avg_pool2d = _fn_conv.avg_pool2d
+conv1d = _fn_conv.conv1d
+conv2d = _fn_conv.conv2d
+conv_transpose1d = _fn_conv.conv_transpose1d
+conv_transpose2d = _fn_conv.conv_transpose2d
+max_pool1d = _fn_conv.max_pool1d
+max_pool2d = _fn_conv.max_pool2d
+batch_norm = _fn_norm.batch_norm
+cosine_embedding_loss = _fn_losses.cosine_embedding_loss
+cosine_similarity = _fn_norm.cosine_similarity
+dropout = _fn_norm.dropout
+dropout1d = _fn_norm.dropout1d
+dropout2d = _fn_norm.dropout2d
+embedding_bag = _fn_embedding.embedding_bag
+gaussian_nll_loss = _fn_losses.gaussian_nll_loss
+group_norm = _fn_norm.group_norm
+kl_div = _fn_losses.kl_div
+layer_norm = _fn_norm.layer_norm
+margin_ranking_loss = _fn_losses.margin_ranking_loss
+normalize = _fn_norm.normalize
+pairwise_distance = _fn_norm.pairwise_distance
+poisson_nll_loss = _fn_losses.poisson_nll_loss
+rms_norm = _fn_norm.rms_norm
+scaled_dot_product_attention = _fn_attention.scaled_dot_product_attention
+triplet_margin_loss = _fn_losses.triplet_margin_loss
+adaptive_avg_pool1d = _fn_spatial.adaptive_avg_pool1d
+adaptive_avg_pool2d = _fn_spatial.adaptive_avg_pool2d
+fold = _fn_spatial.fold
+interpolate = _fn_spatial.interpolate
+pad = _fn_spatial.pad
+unfold = _fn_spatial.unfold
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]

@@ -13,9 +13,47 @@ from .activation import (
     Tanh,
 )
 from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .linear import Dropout, Embedding, Flatten, Identity, LayerNorm, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .misc import (
+    CosineEmbeddingLoss,
+    CosineSimilarity,
+    Dropout1d,
+    Dropout2d,
+    EmbeddingBag,
+    GaussianNLLLoss,
+    KLDivLoss,
+    MarginRankingLoss,
+    PairwiseDistance,
+    ParameterDict,
+    ParameterList,
+    PoissonNLLLoss,
+    TripletMarginLoss,
+    Unflatten,
+)
 from .module import Module
+from .normalization import BatchNorm1d, BatchNorm2d, GroupNorm, RMSNorm
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+    Upsample,
+)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNCell
+from .transformer import (
+    MultiheadAttention,
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "BCELoss",
@@ -44,4 +82,48 @@ __all__ = [
     "Softmax",
     "Softplus",
     "Tanh",
+    # conv, pooling, normalization, recurrent, attention layers and more losses
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv1d",
+    "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "CosineEmbeddingLoss",
+    "CosineSimilarity",
+    "Dropout1d",
+    "Dropout2d",
+    "EmbeddingBag",
+    "GRU",
+    "GRUCell",
+    "GaussianNLLLoss",
+    "GroupNorm",
+    "KLDivLoss",
+    "LSTM",
+    "LSTMCell",
+    "MarginRankingLoss",
+    "MaxPool1d",
+    "MaxPool2d",
+    "MultiheadAttention",
+    "PairwiseDistance",
+    "ParameterDict",
+    "ParameterList",
+    "PoissonNLLLoss",
+    "RMSNorm",
+    "RNN",
+    "RNNCell",
+    "Transformer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "TripletMarginLoss",
+    "Unflatten",
+    "Upsample",
 ]

@@ -106,10 +106,8 @@ class Embedding(Module):
                 if padding_idx < -num_embeddings:
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise NotImplementedError(
-                "Embedding: max_norm, scale_grad_by_freq and sparse are not supported"
-            )
+        if scale_grad_by_freq or sparse:
+            raise NotImplementedError("Embedding: scale_grad_by_freq and sparse are not supported")
         self.padding_idx = padding_idx
         self.max_norm = max_norm
         self.norm_type = norm_type
@@ -131,7 +129,7 @@ class Embedding(Module):
             self.weight._data[self.padding_idx] = 0
 
     def forward(self, input):  # noqa: A002
-        return fn("embedding")(input, self.weight, self.padding_idx)
+        return fn("embedding")(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kwargs):
