@@ -67,6 +67,8 @@ GROUPS = {
     "lstm-fwd-bwd": ("nn.LSTM(16, 32) fwd+bwd, seq 50, batch 16, f32", 0.5),
     "layernorm": ("nn.LayerNorm(1000) fwd+bwd, (4096, 1000) f32", 1.0),
     "sdpa": ("F.scaled_dot_product_attention fwd+bwd, (8, 4, 64, 32) f32", 1.0),
+    # data loading (benchmarks/test_data.py)
+    "loader-epoch": ("DataLoader epoch, TensorDataset 60000x784 f32, batch 128, shuffle", 1.0),
 }
 GPU_NOTE = (
     "GPU benchmarks (`benchmarks/test_cuda.py`) skip on a machine without an NVIDIA GPU. The "

@@ -107,3 +107,6 @@ def compile(fn=None, **kwargs):  # noqa: A001
     with _cache.numba_cache_dir():
         from ._compile import compile as impl
     return impl(fn, **kwargs)
+
+
+_LAZY += ("utils", "distributed")  # data loading (nbgrad.utils.data), MPI collectives

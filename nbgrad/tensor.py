@@ -27,7 +27,8 @@ class Tensor:
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
     # tensor (ops/viewbase.py), view: what this tensor is a view of
-    __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__")
+    # _post_hooks: post-accumulate-grad hooks (autograd/hooks.py), unset on most tensors
+    __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__", "_post_hooks")
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
 
     @staticmethod
@@ -254,6 +255,13 @@ class Tensor:
 
     def register_hook(self, hook):
         raise NotImplementedError("Tensor.register_hook is not supported by nbgrad yet")
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """`hook(self)` after each backward pass that accumulated into this leaf's .grad
+        (autograd/hooks.py). Returns a handle whose `remove()` unregisters it."""
+        from .autograd.hooks import register_post_accumulate_grad_hook
+
+        return register_post_accumulate_grad_hook(self, hook)
 
     # -- data access -------------------------------------------------------------------
     def numpy(self, *, force=False):

@@ -19,7 +19,7 @@ from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
 from ..tensor import Tensor
-from . import versions
+from . import hooks, versions
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -383,6 +383,13 @@ def backward(
     grad_variables=None,
 ):
     """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
+    args = (tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables)
+    if hooks.POST:  # leaves with post-accumulate-grad hooks: called after the pass
+        return hooks.around(_backward, *args)
+    _backward(*args)
+
+
+def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables):
     outputs = _tuple(tensors)
     if grad_tensors is None and grad_variables is not None:
         grad_tensors = grad_variables

@@ -14,3 +14,4 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+from . import parallel  # noqa: E402, F401  (DistributedDataParallel)

@@ -1,0 +1,94 @@
+"""Post-accumulate-grad hooks (PyTorch's `Tensor.register_post_accumulate_grad_hook`) and
+final callbacks queued during a backward pass (`queue_callback`).
+
+The compiled sweep stays one call and knows nothing of hooks: `engine.backward` notes,
+for each hooked leaf, its `.grad` and that gradient's version before the pass, and after
+it calls the hooks of the leaves whose `.grad` was created, replaced or accumulated into
+in place (each of those counts a version). A program with no hooks pays one truthiness
+test per backward. Hooks run in registration order, after the whole pass (PyTorch calls
+each as its leaf's gradient is ready), then the callbacks queued by them. A function
+under `nbgrad.compile` runs them while it is traced, not when its program is replayed."""
+
+import itertools
+import weakref
+
+from . import versions
+
+POST = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
+_QUEUE = []  # final callbacks of the backward under way
+_ACTIVE = [0]
+_IDS = itertools.count()
+
+
+class RemovableHandle:
+    """`handle.remove()` unregisters the hook."""
+
+    def __init__(self, t, hid):
+        self._ref, self.id = weakref.ref(t), hid
+
+    def remove(self):
+        t = self._ref()
+        hooks = getattr(t, "_post_hooks", None)
+        if hooks is not None:
+            hooks.pop(self.id, None)
+            if not hooks:
+                POST.pop(id(t), None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_post_accumulate_grad_hook(t, hook):
+    if not t._rg:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if not t._leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    # the hooks live on the tensor (a hook that refers to its tensor makes a cycle the
+    # garbage collector frees); POST only finds the hooked tensors
+    hooks = getattr(t, "_post_hooks", None)
+    if hooks is None:
+        hooks = t._post_hooks = {}
+    key = id(t)
+    ref = POST.get(key)
+    if ref is None or ref() is not t:
+        POST[key] = weakref.ref(t, lambda _r, k=key: POST.pop(k, None))
+    hid = next(_IDS)
+    hooks[hid] = hook
+    return RemovableHandle(t, hid)
+
+
+def queue_callback(callback):
+    """Run `callback()` once the backward pass under way has accumulated its gradients and
+    called its post-accumulate-grad hooks (PyTorch's `queue_callback` of its engine)."""
+    if not _ACTIVE[0]:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _QUEUE.append(callback)
+
+
+def around(run, *args):
+    """`run(*args)` (a backward pass), then the hooks of the leaves it accumulated into,
+    then the queued callbacks."""
+    before = []
+    for ref in list(POST.values()):
+        t = ref()
+        if t is not None:
+            g = t._grad
+            v = None if g is None else versions.version(g._data)
+            before.append((t, t._post_hooks, g, v))
+    run(*args)
+    _ACTIVE[0] += 1
+    try:
+        for t, hooks, g, v in before:
+            now = t._grad
+            if now is not None and (now is not g or versions.version(now._data) != v):
+                for hook in list(hooks.values()):
+                    hook(t)
+        while _QUEUE:
+            _QUEUE.pop(0)()
+    finally:
+        _ACTIVE[0] -= 1
+        if not _ACTIVE[0]:
+            _QUEUE.clear()

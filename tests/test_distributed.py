@@ -1,0 +1,204 @@
+"""nbgrad.distributed, DistributedDataParallel and the post-accumulate-grad hooks.
+
+The collectives and DDP run under `mpiexec -n 2` (tests/mpi_checks.py, one launch that
+checks everything against NumPy and single-process training); they skip without mpi4py
+or an mpiexec. A world of one and the hooks are tested in this process."""
+
+import gc
+import os
+import shutil
+import subprocess
+import sys
+import weakref
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import nbgrad
+import nbgrad.distributed as dist
+
+HERE = Path(__file__).resolve().parent
+
+
+def _mpiexec():
+    pytest.importorskip("mpi4py")
+    exe = shutil.which("mpiexec")
+    if exe is None:
+        pytest.skip("no mpiexec on PATH")
+    return exe
+
+
+def _launch(script, *args):
+    """`mpiexec -n 2 python script args` on this machine; its completed process."""
+    exe = _mpiexec()
+    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    # Open MPI refuses more ranks than cores unless told; oversubscribed, its ranks yield
+    # the CPU while they wait (milliseconds per collective on a busy machine): only then
+    extra = ["--oversubscribe"] if "Open MPI" in version and (os.cpu_count() or 1) < 2 else []
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               PYTHONPATH=os.pathsep.join([str(HERE.parent), os.environ.get("PYTHONPATH", "")]),
+               OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")  # fmt: skip
+    try:
+        return subprocess.run(
+            [exe, "-n", "2", *extra, sys.executable, str(script), *args],
+            capture_output=True, text=True, timeout=600, env=env, cwd=str(Path(script).parent),
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"mpiexec -n 2 timed out:\n{e.stdout}\n{e.stderr}")
+
+
+def test_collectives_and_ddp_on_two_ranks():
+    r = _launch(HERE / "mpi_checks.py")
+    assert r.returncode == 0 and "MPI CHECKS PASSED 2" in r.stdout, r.stdout + r.stderr
+
+
+def test_train_digits_ddp_example():
+    pytest.importorskip("sklearn")
+    r = _launch(HERE.parent / "examples" / "train_digits_ddp.py", "--quick")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "2 rank(s): test accuracy" in r.stdout and "identical on every rank" in r.stdout
+    acc = float(r.stdout.split("test accuracy ")[1].split("%")[0])
+    assert acc > 80.0, r.stdout
+
+
+@pytest.fixture
+def world_of_one(monkeypatch):
+    """init_process_group as a process started without MPI and without mpi4py."""
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    for k in dist._LAUNCHER_SIZE:
+        monkeypatch.delenv(k, raising=False)
+    dist.init_process_group("mpi")
+    yield
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def test_world_of_one_without_mpi4py(world_of_one):
+    assert (dist.get_rank(), dist.get_world_size(), dist.get_backend()) == (0, 1, "mpi")
+    x = nbgrad.tensor([1.0, 2.0, 3.0])
+    v = x._version
+    for op in ("SUM", "AVG", "MAX", "MIN", "PRODUCT"):
+        dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+    np.testing.assert_array_equal(x.numpy(), [1.0, 2.0, 3.0])
+    assert x._version == v + 5
+    assert dist.all_reduce(x, async_op=True).wait()
+    outs = [nbgrad.zeros(3)]
+    dist.all_gather(outs, x)
+    np.testing.assert_array_equal(outs[0].numpy(), x.numpy())
+    objs = [None]
+    dist.all_gather_object(objs, {"a": 1})
+    assert objs == [{"a": 1}]
+    with pytest.raises(ValueError, match="trying to initialize the default process group twice"):
+        dist.init_process_group("mpi")
+    model = nbgrad.nn.Linear(3, 2)
+    ddp = nbgrad.nn.parallel.DistributedDataParallel(model)
+    assert list(ddp.state_dict()) == ["module.weight", "module.bias"]
+    ddp(nbgrad.ones(4, 3)).sum().backward()
+    np.testing.assert_allclose(model.weight.grad.numpy(), np.full((2, 3), 4.0))
+
+
+def test_launched_without_mpi4py_refuses(monkeypatch):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
+    with pytest.raises(RuntimeError, match="mpi4py is not installed"):
+        dist.init_process_group("mpi")
+    assert not dist.is_initialized()
+
+
+def test_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for f in (dist.get_rank, dist.get_world_size):
+        with pytest.raises(ValueError) as ne:
+            f()
+        with pytest.raises(ValueError) as te:
+            getattr(torch.distributed, f.__name__)()
+        assert str(ne.value) == str(te.value)
+    with pytest.raises(ValueError, match="'mpi' backend only"):
+        dist.init_process_group("nccl")
+    assert {op.name for op in dist.ReduceOp} <= set(
+        torch.distributed.ReduceOp.RedOpType.__members__
+    )
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        nbgrad.nn.parallel.DistributedDataParallel(nbgrad.nn.Linear(2, 2))
+
+
+def test_post_accumulate_grad_hook_matches_torch():
+    torch = pytest.importorskip("torch")
+
+    def run(lib):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        unused = lib.zeros(2, dtype=lib.float64, requires_grad=True)
+        seen = []
+        hx = x.register_post_accumulate_grad_hook(lambda t: seen.append(("x", t.grad.tolist())))
+        w.register_post_accumulate_grad_hook(lambda t: seen.append(("w", t.grad.tolist())))
+        unused.register_post_accumulate_grad_hook(lambda t: seen.append(("u", None)))
+        (x * w).sum().backward()
+        (x * x).sum().backward()  # only x accumulates
+        lib.autograd.grad((x * w).sum(), [x])  # autograd.grad accumulates nothing
+        hx.remove()
+        (x * w).sum().backward()
+        for bad in (x * 2, lib.ones(2)):
+            try:
+                bad.register_post_accumulate_grad_hook(lambda t: None)
+            except RuntimeError as e:
+                seen.append(str(e))
+        return seen
+
+    assert sorted(map(str, run(nbgrad))) == sorted(map(str, run(torch)))
+
+
+def _hooked_cycle():
+    """A leaf whose hook refers to it (a cycle through the hook); a weak reference to it."""
+    box = [nbgrad.ones(2, requires_grad=True)]
+    box[0].register_post_accumulate_grad_hook(lambda t: box)
+    return weakref.ref(box[0])
+
+
+def test_hooks_cost_nothing_without_hooks_and_callbacks():
+    from nbgrad.autograd import hooks
+
+    with pytest.raises(RuntimeError, match="Final callbacks can only be installed during"):
+        hooks.queue_callback(lambda: None)
+    x = nbgrad.ones(3, requires_grad=True)
+    order = []
+    h = x.register_post_accumulate_grad_hook(
+        lambda t: (order.append("hook"), hooks.queue_callback(lambda: order.append("final")))
+    )
+    (x * 2).sum().backward()
+    assert order == ["hook", "final"]
+    h.remove()
+    gc.collect()  # (tensors of earlier tests whose hooks referred to them are freed)
+    assert not hooks.POST  # no hooks left: backward takes the plain path again
+    (x * 2).sum().backward()
+    assert order == ["hook", "final"]
+    ref = _hooked_cycle()
+    gc.collect()
+    assert ref() is None and not hooks.POST
+
+
+def test_dask_sweep_equals_plain_loop():
+    pytest.importorskip("distributed")
+    import importlib.util
+
+    from distributed import Client, LocalCluster
+
+    spec = importlib.util.spec_from_file_location(
+        "sweep_dask", HERE.parent / "examples" / "sweep_dask.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    thetas = mod.grid(24, seed=1)
+    plain = mod.batch_gradients(thetas)
+    t, y = nbgrad.from_numpy(mod.T), nbgrad.from_numpy(mod.observations())
+    eager = [nbgrad.func.grad(mod.loss)(nbgrad.from_numpy(th), t, y).numpy() for th in thetas]
+    np.testing.assert_allclose(plain, np.stack(eager), rtol=1e-12)
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,  # fmt: skip
+        Client(cluster) as client,
+    ):
+        out = mod.sweep(client, thetas, 5)
+    assert np.array_equal(out, plain)
