@@ -268,6 +268,7 @@ class Tape:
         self.handles = [0] * slots  # live tensors per slot
         self.free = list(range(slots - 1, -1, -1))
         self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
+        self.hooks = {}  # slot -> {id: hook}: Tensor.register_hook, kept while the slot is
         # per-sweep scratch, sized with the slot table
         self.gaddr = np.zeros(slots, np.int64)
         self.ginit = np.zeros(slots, np.uint8)
@@ -422,6 +423,8 @@ class Tape:
             self.free = np.flatnonzero(live == 0)[::-1].tolist()
             for s in [s for s in list(self.watch) if not live[s]]:
                 self.watch.pop(s, None)
+            for s in [s for s in list(self.hooks) if not live[s]]:
+                self.hooks.pop(s, None)
 
     def record_small(self, code, dt, s, out_arr, nin, in0, in1, nf, f0, saved):
         """The common row (see `_append_small`) for the new output slot `s`."""

@@ -254,7 +254,11 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
-        raise NotImplementedError("Tensor.register_hook is not supported by nbgrad yet")
+        """`hook(grad)` is called with this tensor's gradient each time it is computed; a
+        result other than None is used in its place. Returns a handle with `remove()`."""
+        from .autograd.hooks import register_hook
+
+        return register_hook(self, hook)
 
     def register_post_accumulate_grad_hook(self, hook):
         """`hook(self)` after each backward pass that accumulated into this leaf's .grad

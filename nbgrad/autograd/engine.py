@@ -194,6 +194,7 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
             gd = None if g is None else g._data
             if (
                 gd is not None
+                and s not in T.hooks  # its hooks see the pass's gradient alone
                 and gd.flags.writeable
                 and gd.base is None
                 and gd.shape == d.shape
@@ -213,18 +214,27 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     ctx_arr = _CTX if _DEPTH[0] == 1 else np.zeros(dispatch.CTX_LEN, np.int64)
     dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
     ctx = address(ctx_arr)
+    stops = _hook_stops(rows) if T.hooks else []  # positions of rows making hooked slots
     i = 0
     while True:
-        i = dispatch.sweep(T.R, rows, dispatch.FN, ctx, i, _CUSTOM_CODE)
+        end = stops[0] if stops else rows.size
+        i = dispatch.sweep(T.R, rows[:end], dispatch.FN, ctx, i, _CUSTOM_CODE)
         if i < -1:
             raise AssertionError(f"internal error: no VJP compiled for row {rows[-2 - i]}")
         if i < 0:
-            break
-        _run_custom(int(rows[i]))
+            if not stops:
+                break
+            i = stops.pop(0)  # the outputs' gradients of row rows[i] are complete
+            _slot_hooks(int(rows[i]))
+        else:
+            _run_custom(int(rows[i]))
+            i += 1
         # Python ran (possibly recording, even a nested backward): tape arrays may have
         # been reallocated, so describe them afresh before resuming
         dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
-        i += 1
+    for s in leaves.tolist():  # a leaf's hooks: its whole gradient, before .grad takes it
+        if s in T.hooks and T.gaddr[s] and T.ginit[s]:
+            _apply_hooks(s)
     if restrict:
         for s in wanted:
             if s in result:
@@ -284,6 +294,38 @@ def _check_leaves(leaves):
             check_leaf(t, _shape_dtype(s)[0])
         elif g is not None and g._data.shape != t._data.shape:
             raise _size_error(g._data.shape, t._data.shape)
+
+
+def _hook_stops(rows):
+    """Positions in `rows` of the rows that produced slots with gradient hooks."""
+    T = TAPE
+    hooked = np.array([s for s, h in T.hooks.items() if h], np.int64)
+    prods = T.S[hooked, S_PROD] if hooked.size else _EMPTY
+    return np.flatnonzero(np.isin(rows, prods[prods >= 0])).tolist()
+
+
+def _slot_hooks(k):
+    """Before row k's VJP: the gradient hooks of its outputs."""
+    T = TAPE
+    p = int(T.R[k, R_IPOS])
+    for j in range(int(T.R[k, R_NOUT])):
+        s = int(T.I[p + j])
+        if s in T.hooks and T.gaddr[s] and T.ginit[s]:
+            _apply_hooks(s)
+
+
+def _apply_hooks(s):
+    """Run slot s's gradient hooks on its gradient; store what they return in its place."""
+    T = TAPE
+    shape, dt = _shape_dtype(s)
+    buf = np.empty(shape, dt)
+    read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
+    g = Tensor._make(buf, -1, False)
+    with no_grad(), interruptible():
+        r = hooks.run_gradient_hooks(T.hooks[s], g)
+    if r is not g:
+        T.ginit[s] = 0
+        accumulate(T.gaddr, T.ginit, T.S, s, contig(r._data, dtype=dt).reshape(-1))
 
 
 def _retained(result):

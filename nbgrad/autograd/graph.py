@@ -24,6 +24,7 @@ from ..tape import (
     R_NIN,
     R_NOUT,
     R_SAVED,
+    S_PROD,
     SAVES_FREED,
     SAVES_LIVE,
     TAPE,
@@ -148,6 +149,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             dg = diag.diag_seed(grads[s], o.shape)
             if dg is not None:
                 grads[s], use_diag = dg, True
+    hooked = bool(T.hooks) and nb == 0
     # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
@@ -159,6 +161,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 gouts = [grads.get(s) for s in outs]
                 if all(g is None for g in gouts):  # (not list.count: Tensor == is an op)
                     continue
+            if hooked:  # gradient hooks of the outputs: their gradients are complete here
+                gouts = _hooked(outs, gouts, grads)
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             gins = None
@@ -186,6 +190,11 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                     owned.add(s)
                 else:
                     grads[s] = cur + g
+        if hooked:  # leaves' hooks: their whole gradients
+            leaf = [s for s in (grads if wanted is None else wanted)
+                    if s in grads and s in T.hooks and T.S[s, S_PROD] < 0]  # fmt: skip
+            for s, g in zip(leaf, _hooked(leaf, [grads[s] for s in leaf], grads)):
+                grads[s] = g
     if use_diag:  # only the wanted gradients are read: densify those, drop the rest
         grads = {
             s: g.dense() if type(g) is Diag else g
@@ -202,6 +211,20 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 else:
                     T.saved[k] = None
     return grads
+
+
+def _hooked(slots, gouts, grads):
+    """The gradients `gouts` of `slots` after their gradient hooks (stored in `grads`)."""
+    from .hooks import run_gradient_hooks
+
+    out = []
+    for s, g in zip(slots, gouts):
+        hooks = TAPE.hooks.get(s)
+        if hooks and g is not None:
+            g = run_gradient_hooks(hooks, g.dense() if type(g) is Diag else g)
+            grads[s] = g
+        out.append(g)
+    return out
 
 
 def _custom(row, gouts, create_graph):

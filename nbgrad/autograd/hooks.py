@@ -1,6 +1,14 @@
-"""Post-accumulate-grad hooks (PyTorch's `Tensor.register_post_accumulate_grad_hook`) and
-final callbacks queued during a backward pass (`queue_callback`).
+"""Tensor hooks: gradient hooks (`Tensor.register_hook`), post-accumulate-grad hooks
+(`Tensor.register_post_accumulate_grad_hook`) and final callbacks queued during a backward
+pass (`queue_callback`).
 
+A gradient hook lives on its tensor's tape slot (`TAPE.hooks`, dropped with the slot), so
+it outlives a non-leaf tensor the graph still holds, as PyTorch's lives on its node. The
+sweep stops before the row that produced a hooked slot (its gradient is then complete),
+calls the hooks in Python and resumes; a leaf's hooks see its whole gradient before it is
+accumulated into `.grad`. A graph without gradient hooks runs as one compiled call.
+
+Post-accumulate-grad hooks:
 The compiled sweep stays one call and knows nothing of hooks: `engine.backward` notes,
 for each hooked leaf, its `.grad` and that gradient's version before the pass, and after
 it calls the hooks of the leaves whose `.grad` was created, replaced or accumulated into
@@ -13,6 +21,51 @@ import itertools
 import weakref
 
 from . import versions
+
+
+def register_hook(t, hook):
+    """`hook(grad)` when t's gradient is computed; a result other than None replaces it."""
+    from ..tape import TAPE
+
+    if not t._rg:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if t.is_cuda:
+        raise NotImplementedError("Tensor.register_hook on CUDA tensors is not supported yet")
+    with TAPE.guard():
+        s = t._slot if t._slot >= 0 else TAPE.leaf_slot(t)
+        hooks = TAPE.hooks.get(s)
+        if hooks is None:
+            hooks = TAPE.hooks[s] = {}
+        hid = next(_IDS)
+        hooks[hid] = hook
+    return _SlotHandle(hooks, hid)
+
+
+class _SlotHandle:
+    def __init__(self, hooks, hid):
+        self._hooks, self.id = hooks, hid
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def run_gradient_hooks(hooks, grad):
+    """Call `hooks` ({id: hook}) on `grad` (a Tensor) in order; the gradient they leave."""
+    for hook in list(hooks.values()):
+        r = hook(grad)
+        if r is not None:
+            if tuple(r.shape) != tuple(grad.shape):
+                name = getattr(hook, "__name__", type(hook).__name__)
+                raise RuntimeError(f"hook '{name}' has changed the size of value")
+            grad = r
+    return grad
+
 
 POST = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
 _QUEUE = []  # final callbacks of the backward under way
