@@ -5,6 +5,8 @@
     vjp(f, x)             (f(x), vjp_fn): vjp_fn(v) = v^T J
     jvp(f, (x,), (t,))    (f(x), J t)
     jacrev(f)(x), jacfwd(f)(x), hessian(f)(x)
+    functional_call(model, params, args)   model(*args) with other parameters
+    stack_module_state(models)             their parameters and buffers, stacked
 
 `argnums` (int or tuple) picks the arguments to differentiate; `has_aux=True` lets f
 return (output, aux), aux passed through untouched. Transforms nest (grad of grad):
@@ -16,6 +18,7 @@ from ..autograd import functional as _F
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
+from ._module import functional_call, stack_module_state
 
 
 def _argnums(argnums, n):
@@ -212,4 +215,14 @@ def hessian(func, argnums=0):
     return jacfwd(jacrev(func, argnums), argnums)
 
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]
+__all__ = [
+    "functional_call",
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacfwd",
+    "jacrev",
+    "jvp",
+    "stack_module_state",
+    "vjp",
+]
