@@ -231,3 +231,23 @@ def test_grad_fn_classes_are_named_for_their_op():
 def test_grad_fn_classes_as_torch():
     torch = pytest.importorskip("torch")
     assert _names(nb) == _names(torch)
+
+
+def test_backward_returning_none_leaves_no_gradient_downstream():
+    """A custom backward that returns None for an input: the rows that made that input get
+    no gradient (they once read their never-written gradient buffer: garbage)."""
+
+    class Ident(nb.autograd.Function):
+        @staticmethod
+        def forward(ctx, *ts):
+            return ts
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1, None  # nothing for the second
+
+    for _ in range(2):  # the buffer is reused from the pass before
+        a = nb.tensor([1.0, 2.0], requires_grad=True)
+        o1, o2 = Ident.apply(a * 3, a - 5)
+        (o1.sum() + o2.sum()).backward()
+        assert a.grad.tolist() == [3.0, 3.0]

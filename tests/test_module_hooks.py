@@ -91,3 +91,65 @@ def test_kwargs_and_always_call():
 def test_kwargs_and_always_call_as_torch():
     torch = pytest.importorskip("torch")
     assert _kwargs_and_always(nb) == _kwargs_and_always(torch)
+
+
+def _backward_hooks(m):
+    out = []
+
+    def show(gs):
+        return [None if g is None else g.tolist() for g in gs]
+
+    class M(m.nn.Module):
+        def forward(self, a, k, b):
+            return a * k + b, a - b
+
+    mod = M()
+    mod.register_full_backward_hook(lambda mod, gi, go: out.append(("h", show(gi), show(go))))
+    a, b = m.ones(2, requires_grad=True), m.ones(2)
+    o1, o2 = mod(a, 3.0, b)
+    o1.sum().backward()
+    mod.register_full_backward_pre_hook(lambda mod, go: out.append(("pre", show(go))))
+    o1, o2 = mod(a, 3.0, b)
+    (o1.sum() + o2.sum()).backward()
+    m2 = M()
+    m2.register_full_backward_hook(lambda mod, gi, go: (gi[0] * 100, gi[1], gi[2]))
+    a.grad, b = None, m.ones(2, requires_grad=True)
+    o1, o2 = m2(a, 3.0, b)
+    o1.sum().backward()
+    out.append((a.grad.tolist(), b.grad.tolist()))
+    m3 = M()
+    m3.register_full_backward_pre_hook(lambda mod, go: (go[0] * 10, go[1]))
+    a.grad = None
+    o1, o2 = m3(a, 3.0, b)
+    o1.sum().backward()
+    out.append(a.grad.tolist())
+    lin = m.nn.Linear(3, 2)
+    lin.register_full_backward_hook(lambda mod, gi, go: out.append(("lin", show(gi))))
+    lin(m.ones(4, 3)).sum().backward()  # no input takes a gradient: fires at the output
+    bad = M()
+    bad.register_full_backward_hook(lambda mod, gi, go: (gi[0],))
+    o1, _ = bad(a, 3.0, b)
+    with pytest.raises(RuntimeError) as e:
+        o1.sum().backward()
+    out.append(str(e.value))
+    return out
+
+
+def test_full_backward_hooks():
+    out = _backward_hooks(nb)
+    assert out[0] == ("h", [[3.0, 3.0], None, [0.0, 0.0]], [[1.0, 1.0], None])
+    assert out[1] == ("pre", [[1.0, 1.0], [1.0, 1.0]])
+    assert out[3] == ([300.0, 300.0], [1.0, 1.0])
+    assert out[4] == [30.0, 30.0]
+    assert out[5] == ("lin", [None])
+    assert out[6] == "Backward hook returned an invalid number of grad_input, got 1, but expected 3"
+
+
+def test_full_backward_hooks_as_torch():
+    torch = pytest.importorskip("torch")
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch warns when no input takes a gradient
+        want = _backward_hooks(torch)
+    assert _backward_hooks(nb) == want

@@ -17,7 +17,7 @@ from numba.extending import intrinsic
 
 from ... import _cache
 from ...ops import registry
-from ...tape import RW, SW
+from ...tape import R_IPOS, R_NOUT, RW, SW
 from .memory import _voidptr
 
 FN = np.zeros((256, 4), np.int64)
@@ -69,12 +69,27 @@ def unpack(addr):
 def sweep(R, rows, fn, ctx, start, custom):
     """Run the VJPs of `rows[start:]` (needed rows, descending). Returns the position of a
     custom-Function row (Python runs it, then resumes after it), -1 when done, or -2 - i
-    if rows[i] has no compiled VJP (never expected: the caller ensures them first)."""
+    if rows[i] has no compiled VJP (never expected: the caller ensures them first).
+
+    A row none of whose outputs received a gradient is skipped: a needed row's outputs
+    normally all do, but a custom Function's backward may return None for an input, and
+    the VJPs read their output's buffer without asking whether it was written."""
+    c6 = carray(_voidptr(ctx), CTX_LEN, np.int64)
+    I = carray(_voidptr(c6[2]), c6[3], np.int64)  # noqa: E741 - the tape's name
+    ginit = carray(_voidptr(c6[9]), c6[7], np.uint8)
     for i in range(start, rows.size):
         k = rows[i]
         c = R[k, 0]
         if c == custom:
             return i
+        p = R[k, R_IPOS]
+        live = False
+        for j in range(R[k, R_NOUT]):
+            if ginit[I[p + j]] != 0:
+                live = True
+                break
+        if not live:
+            continue
         f = fn[c, R[k, 1]]
         if f == 0:
             return -2 - i

@@ -12,7 +12,8 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from ... import _dtype
-from ...autograd.grad_mode import no_grad
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...tensor import Tensor
 from ..parameter import Parameter, _copy_tensor, _replace_data
 
@@ -50,11 +51,15 @@ _GLOBAL_PRE, _GLOBAL_POST = OrderedDict(), OrderedDict()
 _HOOKED = [False]  # any global hook registered: every call takes the hooked path
 
 
+_HOOK_DICTS = ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks")
+
+
 def _hook_dicts(module):
     d = module.__dict__
     if "_forward_hooks" not in d:
-        d["_forward_pre_hooks"], d["_forward_hooks"] = OrderedDict(), OrderedDict()
-    return d["_forward_pre_hooks"], d["_forward_hooks"]
+        for name in _HOOK_DICTS:
+            d[name] = OrderedDict()
+    return tuple(d[name] for name in _HOOK_DICTS)
 
 
 def register_module_forward_pre_hook(hook):
@@ -88,7 +93,16 @@ def _call_hooked(module, args, kwargs):
                 r = hook(module, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+        bw = (
+            _BackwardHooks(module, args)
+            if d.get("_backward_hooks") or d.get("_backward_pre_hooks")
+            else None
+        )
+        if bw is not None:
+            args = bw.wrap_inputs(args)
         out = module.forward(*args, **kwargs)
+        if bw is not None:
+            out = bw.wrap_outputs(out)
     except BaseException:
         for hook, with_kwargs, always in post:
             if always:
@@ -102,6 +116,95 @@ def _call_hooked(module, args, kwargs):
         if r is not None:
             out = r
     return out
+
+
+class _Identity(Function):
+    """Passes tensors through; its backward hands their gradients to `fn` (a module's
+    backward hooks), which may replace them (as PyTorch's BackwardHookFunction)."""
+
+    @staticmethod
+    def forward(ctx, fn, materialize, *tensors):
+        ctx.fn = fn
+        ctx.set_materialize_grads(materialize)  # PyTorch: zeros for inputs, None for outputs
+        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
+        return tensors
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return (None, None, *ctx.fn(grads))
+
+
+class _BackwardHooks:
+    """One call's full backward hooks: identities over the tensor inputs and the outputs
+    catch grad_output, then grad_input, and call the module's hooks with them."""
+
+    def __init__(self, module, args):
+        self.module = module
+        self.n_args = len(args)
+        self.pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        self.grad_output = None
+        self.inputs_tracked = False
+
+    def wrap_inputs(self, args):
+        if not (is_grad_enabled() and any(args[i].requires_grad for i in self.pos)):
+            return args
+        self.inputs_tracked = True
+        new = _Identity.apply(self._on_grad_input, True, *[args[i] for i in self.pos])
+        new = new if isinstance(new, tuple) else (new,)
+        args = list(args)
+        for i, t in zip(self.pos, new):
+            args[i] = t
+        return tuple(args)
+
+    def wrap_outputs(self, out):
+        single = isinstance(out, Tensor)
+        outs = (out,) if single else out
+        if not (is_grad_enabled() and isinstance(outs, tuple)
+                and any(isinstance(o, Tensor) and o.requires_grad for o in outs)):  # fmt: skip
+            return out
+        idx = [i for i, o in enumerate(outs) if isinstance(o, Tensor)]
+        new = _Identity.apply(self._on_grad_output, False, *[outs[i] for i in idx])
+        new = new if isinstance(new, tuple) else (new,)
+        outs = list(outs)
+        for i, t in zip(idx, new):
+            outs[i] = t
+        return outs[0] if single else tuple(outs)
+
+    def _on_grad_output(self, grads):
+        for hook in list(self.module.__dict__["_backward_pre_hooks"].values()):
+            r = hook(self.module, grads)
+            if r is not None:
+                r = r if isinstance(r, tuple) else (r,)
+                if len(r) != len(grads):
+                    raise RuntimeError(
+                        "Backward pre hook returned an invalid number of grad_output, got "
+                        f"{len(r)}, but expected {len(grads)}"
+                    )
+                grads = r
+        self.grad_output = grads
+        if not self.inputs_tracked:  # no input takes a gradient: the hooks fire now
+            self._call(tuple([None] * self.n_args))
+        return grads
+
+    def _on_grad_input(self, grads):
+        full = [None] * self.n_args
+        for i, g in zip(self.pos, grads):
+            full[i] = g
+        full = self._call(tuple(full))
+        return [full[i] for i in self.pos]
+
+    def _call(self, grad_input):
+        for hook in list(self.module.__dict__["_backward_hooks"].values()):
+            r = hook(self.module, grad_input, self.grad_output)
+            if r is not None:
+                r = r if isinstance(r, tuple) else (r,)
+                if len(r) != len(grad_input):
+                    raise RuntimeError(
+                        "Backward hook returned an invalid number of grad_input, got "
+                        f"{len(r)}, but expected {len(grad_input)}"
+                    )
+                grad_input = r
+        return grad_input
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -193,6 +296,16 @@ class Module:
         forward; a result other than None replaces the output. `always_call`: also after a
         forward that raised. Returns a handle whose `remove()` unregisters it."""
         return _add(_hook_dicts(self)[1], (hook, with_kwargs, always_call), prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """`hook(module, grad_output)` when the gradients of the module's outputs are known;
+        a result other than None replaces grad_output. Returns a removable handle."""
+        return _add(_hook_dicts(self)[2], hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """`hook(module, grad_input, grad_output)` when the gradients of the module's
+        positional inputs are computed; a result other than None replaces grad_input."""
+        return _add(_hook_dicts(self)[3], hook, prepend)
 
     # -- registration ------------------------------------------------------------------
     def _check_init(self, what):
