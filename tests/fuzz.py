@@ -230,7 +230,10 @@ def _mutation(g):
             a = g.array(xs)
             g.lines.append(f"{xn}.data = T.tensor({a}, dtype=T.float64)  {MAY_REFUSE}")
     elif k == 7:
-        g.add(f"Double.apply({name})", s)
+        if rng.random() < 0.5:
+            g.add(f"Double.apply({name})", s)
+        else:  # a backward returning None for an input that takes part in the graph
+            g.add(f"Pair.apply({name}, {name} * 2)[{int(rng.integers(2))}]", s)
     elif k == 8:
         g.add(f"pickle.loads(pickle.dumps({name}))", s)
     else:
@@ -253,6 +256,16 @@ class Double(T.autograd.Function):
     def backward(ctx, g):
         (x,) = ctx.saved_tensors
         return g * (2 + 2 * x)
+
+
+class Pair(T.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, y):
+        return x * 3, y + 1
+
+    @staticmethod
+    def backward(ctx, gx, gy):
+        return gx * 3, None
 """
 
 
@@ -421,8 +434,8 @@ def interrupt_batch(seeds):
         dt = time.perf_counter() - t0
         for _ in range(3):
             timer = threading.Timer(rng.uniform(0, 2 * dt), _thread.interrupt_main)
-            timer.start()
             try:
+                timer.start()  # (a short delay may fire before start returns)
                 for _ in range(3):
                     run_program(nbgrad, src, arrays)
                 time.sleep(2 * dt)  # the interrupt lands here if the programs finished
