@@ -754,3 +754,11 @@ def test_compile_runs_cuda_functions_eagerly():
             np.testing.assert_allclose(out.detach().cpu().numpy(), fn(arg).detach().cpu().numpy())
         with pytest.raises(CompileError, match="CUDA tensors"):
             nb.compile(fn, fallback="raise")(arg)
+
+
+def test_parameter_over_a_cuda_tensor_is_a_cuda_parameter():
+    w = nb.nn.Parameter(nb.ones(2, 3, device="cuda"))
+    assert w.is_cuda and isinstance(w, nb.nn.Parameter) and w.requires_grad and w.is_leaf
+    (w * 2).sum().backward()
+    assert w.grad.is_cuda and w.grad.cpu().tolist() == [[2.0] * 3] * 2
+    assert repr(w).startswith("Parameter containing:\ntensor([[")

@@ -40,6 +40,10 @@ class Parameter(Tensor):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
+        if type(arr) is not np.ndarray:  # a CUDA tensor's data: the CUDA twin of cls
+            from ..backends.cuda.tensor import _cuda_class
+
+            cls = _cuda_class(cls)
         p = object.__new__(cls)
         p._data = arr
         p._slot = -1
