@@ -69,7 +69,8 @@ class deferred:
         _S.installed = False  # (state first: from the next line on, `real` may raise)
         (_S.prev,) = self.outer
         _signal.signal(_SIGINT, real)
-        _deliver(real)
+        if _S.pending is not None:
+            _deliver(real)
         return False
 
 

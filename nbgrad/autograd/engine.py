@@ -138,11 +138,12 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
             versions.check(rows)
         if not restrict:
             _check_leaves(leaves)
+        cuda = _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any()  # a graph with CUDA rows
     except BaseException:
         T.gaddr[used] = 0
         T.arena = arena
         raise
-    if _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any():  # a graph with CUDA rows
+    if cuda:
         from ..backends.cuda import sweep
 
         wt = wanted_tensors if restrict else None
@@ -183,7 +184,8 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
             if t is None or not t._rg:
                 T.gaddr[s] = 0
                 continue
-            g = t._grad
+            a = t._aux
+            g = None if a is None else a[0]
             d = t._data
             if t._slot != s:  # `.data` was replaced since: the gradient is of the recorded
                 shape, dt = _shape_dtype(s)  # value (its dtype may differ; checked above)
@@ -214,11 +216,11 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     ctx_arr = _CTX if _DEPTH[0] == 1 else np.zeros(dispatch.CTX_LEN, np.int64)
     dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
     ctx = address(ctx_arr)
-    stops = _hook_stops(rows) if T.hooks else []  # positions of rows making hooked slots
+    stops = _hook_stops(rows) if T.hooks else None  # positions of rows making hooked slots
     i = 0
     while True:
-        end = stops[0] if stops else rows.size
-        i = dispatch.sweep(T.R, rows[:end], dispatch.FN, ctx, i, _CUSTOM_CODE)
+        part = rows[: stops[0]] if stops else rows
+        i = dispatch.sweep(T.R, part, dispatch.FN, ctx, i, _CUSTOM_CODE)
         if i < -1:
             raise AssertionError(f"internal error: no VJP compiled for row {rows[-2 - i]}")
         if i < 0:
@@ -232,9 +234,10 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
         # Python ran (possibly recording, even a nested backward): tape arrays may have
         # been reallocated, so describe them afresh before resuming
         dispatch.pack(ctx_arr, T.R, T.I, T.F, T.S, T.gaddr, T.ginit, rows)
-    for s in leaves.tolist():  # a leaf's hooks: its whole gradient, before .grad takes it
-        if s in T.hooks and T.gaddr[s] and T.ginit[s]:
-            _apply_hooks(s)
+    if T.hooks:  # a leaf's hooks: its whole gradient, before .grad takes it
+        for s in leaves.tolist():
+            if s in T.hooks and T.gaddr[s] and T.ginit[s]:
+                _apply_hooks(s)
     if restrict:
         for s in wanted:
             if s in result:

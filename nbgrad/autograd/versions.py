@@ -63,7 +63,7 @@ def _forget(key):
 
 def _counter(a, create):
     if type(a) is np.ndarray:
-        r = storage(a)
+        r = a if a.base is None else storage(a)
     else:  # a CudaArray: its device buffer (shared by reshapes)
         r = a.dev
         r = getattr(r, "gpu_data", None) or r
@@ -104,18 +104,20 @@ def bump(a, seq=None):
         return
     T = TAPE
     if seq is None:
-        seq = int(T.desc[D_SEQ])
+        seq = T.desc.item(D_SEQ)
     c.version += 1
     w = c.writes
-    if w:
-        # a write no recorded row predates can never fail a check: forget it
+    if len(w) >= _KEEP // 2:
+        # a write no recorded row predates can never fail a check: forget it (now and then:
+        # a training loop bumps its .grad every backward)
         oldest = int(T.R[0, R_SEQ]) if T.n else seq
         while w and w[0] <= oldest:
             del w[0]
         if len(w) >= _KEEP:
             del w[0]
     w.append(seq)
-    LAST[0] = max(LAST[0], seq)
+    if seq > LAST[0]:
+        LAST[0] = seq
 
 
 def version(a):
