@@ -52,6 +52,12 @@ def test_hook_errors():
     y.register_hook(lambda g: g[:1])
     with pytest.raises(RuntimeError, match="has changed the size of value"):
         y.sum().backward()
+    z = x * 3
+    z.register_hook(lambda g: g.numpy())
+    loss = z.sum()
+    with pytest.raises(TypeError, match="must return None or a Tensor"):
+        loss.backward()
+    assert x.grad is None  # nothing accumulated by the failed pass
 
 
 def _program(m):

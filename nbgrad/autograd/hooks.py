@@ -20,6 +20,7 @@ under `nbgrad.compile` runs them while it is traced, not when its program is rep
 import itertools
 import weakref
 
+from ..tensor import Tensor
 from . import versions
 
 
@@ -60,6 +61,11 @@ def run_gradient_hooks(hooks, grad):
     for hook in list(hooks.values()):
         r = hook(grad)
         if r is not None:
+            if not isinstance(r, Tensor) or r.is_cuda != grad.is_cuda:
+                raise TypeError(
+                    f"hook '{getattr(hook, '__name__', type(hook).__name__)}' must return None "
+                    f"or a Tensor on the gradient's device, got {type(r).__name__}"
+                )
             if tuple(r.shape) != tuple(grad.shape):
                 name = getattr(hook, "__name__", type(hook).__name__)
                 raise RuntimeError(f"hook '{name}' has changed the size of value")

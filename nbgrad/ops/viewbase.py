@@ -79,9 +79,7 @@ def _root(t):
 
 def shares(t):
     """Whether view t's buffer is its base's memory (a write to it is already there)."""
-    base = t._aux[3][0]
-    d, b = t._data, base._data
-    return type(d) is np.ndarray and type(b) is np.ndarray and np.may_share_memory(d, b)
+    return _window(t._data, t._aux[3][0]._data)
 
 
 def same(t):
