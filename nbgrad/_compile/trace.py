@@ -304,9 +304,9 @@ class _Hooks:
         else:
             self.reject(f"{what} between the forward ops and the gradient request")
 
-    def _run(self, outputs, seeds, retain_graph, wanted):
+    def _run(self, outputs, seeds, retain_graph, wanted, locked=False):
         if threading.get_ident() != self.owner:
-            return self.run(outputs, seeds, retain_graph, wanted)
+            return self.run(outputs, seeds, retain_graph, wanted, locked)
         caller = sys._getframe(1).f_code.co_name
         kind = "grad" if caller == "grad" else ("backward" if wanted is None else None)
         if kind is None:
@@ -323,7 +323,7 @@ class _Hooks:
         self.inside += 1
         n0 = TAPE.n
         try:
-            res = self.run(outputs, seeds, retain_graph, wanted)
+            res = self.run(outputs, seeds, retain_graph, wanted, locked)
         finally:
             self.inside -= 1
         if TAPE.n != n0:  # the backward recorded rows (create_graph, custom Functions)

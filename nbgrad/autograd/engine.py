@@ -18,6 +18,7 @@ from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
+from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
 from . import hooks, versions
 from .grad_mode import no_grad
@@ -35,6 +36,15 @@ _CUSTOM_CODE = BY_NAME[CUSTOM].code
 _EMPTY = np.empty(0, np.int64)
 _CTX = np.zeros(dispatch.CTX_LEN, np.int64)
 _NO_ARENA = np.empty(0, np.uint8)
+
+
+def _one(char):
+    a = np.ones(1, char)
+    a.flags.writeable = False  # shared by every implicit seed of this dtype
+    return a
+
+
+_ONE = {c: _one(c) for c in "efdbhilqBHILQ?"}
 
 
 def _tuple(x):
@@ -62,7 +72,8 @@ def _seeds(outputs, grad_outputs):
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            seeds.append(np.ones(1, out._data.dtype))
+            one = _ONE.get(out._data.dtype.char)
+            seeds.append(one if one is not None else np.ones(1, out._data.dtype))
             continue
         if not isinstance(g, Tensor):
             from ..ops.pointwise import is_scalar
@@ -94,23 +105,35 @@ def _slot(t):
 _DEPTH = [0]  # backward passes running (> 1: one inside a custom Function's backward)
 
 
-def _run(outputs, seeds, retain_graph, wanted_tensors):
+def _run(outputs, seeds, retain_graph, wanted_tensors, locked=False):
     """One backward pass. `wanted_tensors`: tensors whose gradients to return (None:
     accumulate into watched leaves' .grad, as .backward() does). Returns {slot: ndarray}.
 
     The pass holds the tape's lock (other threads' ops wait for it: they would share its
     scratch) and Ctrl-C is deferred except inside user code and kernel compilation, so the
-    scratch is always cleared for the next pass."""
-    T = TAPE
-    with T.guard(), deferred():
-        outer = T.push_scratch() if _DEPTH[0] else None
-        _DEPTH[0] += 1
+    scratch is always cleared for the next pass. `locked`: the caller holds both already
+    (taking them again costs ~0.7 us, a tenth of a small graph's backward)."""
+    if not locked:
+        with TAPE.guard(), deferred():
+            return _depth(outputs, seeds, retain_graph, wanted_tensors)
+    return _depth(outputs, seeds, retain_graph, wanted_tensors)
+
+
+def _depth(outputs, seeds, retain_graph, wanted_tensors):
+    if not _DEPTH[0]:
+        _DEPTH[0] = 1
         try:
             return _pass(outputs, seeds, retain_graph, wanted_tensors)
         finally:
-            _DEPTH[0] -= 1
-            if outer is not None:
-                T.pop_scratch(outer)
+            _DEPTH[0] = 0
+    T = TAPE  # a pass inside a custom Function's backward: its own scratch
+    outer = T.push_scratch()
+    _DEPTH[0] += 1
+    try:
+        return _pass(outputs, seeds, retain_graph, wanted_tensors)
+    finally:
+        _DEPTH[0] -= 1
+        T.pop_scratch(outer)
 
 
 def _pass(outputs, seeds, retain_graph, wanted_tensors):
@@ -136,8 +159,6 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         # no write happened after the oldest row), leaves whose value changed shape
         if rows.size and versions.LAST[0] > T.R[rows[-1], R_SEQ]:
             versions.check(rows)
-        if not restrict:
-            _check_leaves(leaves)
         cuda = _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any()  # a graph with CUDA rows
     except BaseException:
         T.gaddr[used] = 0
@@ -145,6 +166,14 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         raise
     if cuda:
         from ..backends.cuda import sweep
+
+        if not restrict:
+            try:
+                _check_leaves(leaves)
+            except BaseException:
+                T.gaddr[used] = 0
+                T.arena = arena
+                raise
 
         wt = wanted_tensors if restrict else None
         return sweep.run(outputs, roots, seeds, retain_graph, wt, rows, arena, used, leaves)
@@ -188,12 +217,15 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
             g = None if a is None else a[0]
             d = t._data
             if t._slot != s:  # `.data` was replaced since: the gradient is of the recorded
-                shape, dt = _shape_dtype(s)  # value (its dtype may differ; checked above)
+                shape, dt = _shape_dtype(s)  # value (its dtype may differ)
+                check_leaf(t, shape)
                 buf = result[s] = np.empty(shape, dt)
                 T.gaddr[s] = address(buf)
                 T.ginit[s] = 0
                 continue
             gd = None if g is None else g._data
+            if gd is not None and gd.shape != d.shape:  # (a `.grad.data =` of another shape)
+                raise _size_error(gd.shape, d.shape)
             if (
                 gd is not None
                 and s not in T.hooks  # its hooks see the pass's gradient alone
@@ -434,6 +466,9 @@ def backward(
     _backward(*args)
 
 
+_TENSOR_BACKWARD[0] = backward  # Tensor.backward's entry point (tensor.py sits below)
+
+
 def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables):
     outputs = _tuple(tensors)
     if grad_tensors is None and grad_variables is not None:
@@ -456,13 +491,13 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs, grad_va
             ins = _tuple(inputs)
             if not ins:
                 raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-            res = _run(outputs, seeds, retain, ins)
+            res = _run(outputs, seeds, retain, ins, True)
             for t in ins:
                 buf = res.get(t._slot)
                 if buf is not None:
                     _accumulate_grad(t, buf)
             return
-        res = _run(outputs, seeds, retain, None)
+        res = _run(outputs, seeds, retain, None, True)
         for s, buf in res.items():
             ref = TAPE.watch.get(s)
             t = ref() if ref is not None else None
@@ -560,10 +595,12 @@ def _accumulate_grad(t, buf):
         from ..backends.cuda.sweep import accumulate_grad
 
         return accumulate_grad(t, buf)
-    if t._grad is None:
+    a = t._aux
+    g = None if a is None else a[0]
+    if g is None:
         t._grad = Tensor._make(buf, -1, False)
     else:
-        gd = t._grad._data
+        gd = g._data
         if gd.shape != buf.shape:
             raise _size_error(gd.shape, buf.shape)
         gd += buf  # (a .grad of another dtype: cast, as PyTorch's accumulation does)
