@@ -140,7 +140,7 @@ def equal(a, b):
     return a._data.shape == b._data.shape and bool((a._data == b._data).all())
 
 
-# -- op coverage (issue 3) ---------------------------------------------------------------
+# -- op coverage ------------------------------------------------------------------------
 def _unary_int_ok(name, np_fn):
     """Elementwise op that keeps integer dtypes (torch: floor/ceil/round/sign/square)."""
     f = pointwise.FAST[name]
@@ -253,7 +253,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
     return _act.hardtanh(input, min_val, max_val)
 
 
-# -- reductions, selection, joins, indexing, einsum (issue 3) -----------------------------
+# -- reductions, selection, joins, indexing, einsum -----------------------------------
 from .ops import einsum as _einsum_mod  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402
 from .ops import joins as _joins  # noqa: E402

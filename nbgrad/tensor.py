@@ -782,7 +782,7 @@ class Tensor:
     def outer(self, other):
         return _linalg.outer(self, other)
 
-    # -- op coverage (issue 3): elementwise, softmax, reductions, joins, indexing --------
+    # -- op coverage: elementwise, softmax, reductions, joins, indexing --------
     def square(self):
         return _fn.square(self)
 

@@ -320,7 +320,7 @@ def test_eager_linear_accumulates_into_an_input_gradient():
     np.testing.assert_allclose(torch.autograd.grad(loss, w)[0].numpy(), 3 * np.ones((2, 3)) @ H)
 
 
-# -- ops without specialised codegen: each runs on the program's own tape (rowfwd.py) -------
+# -- ops without specialised codegen: each runs on the program's own tape (row_forwards.py) -------
 F = torch.nn.functional
 # steps (3, 4) -> (3, 4) drawing on every op family compiled through the generic path;
 # `w` is a (4,) parameter
@@ -397,14 +397,14 @@ def _table_program(seed, n=None):
 
 def test_generic_ops_are_exercised():
     """The steps reach every op of the generic path but those named here."""
-    from nbgrad._compile.program import rowfwd
+    from nbgrad._compile.program import row_forwards
     from nbgrad._compile.trace import run_traced
 
     x = torch.tensor(np.linspace(-1, 1, 12).reshape(3, 4), requires_grad=True)
     w = torch.tensor(np.linspace(0.2, 0.8, 4), requires_grad=True)
     _, tr = run_traced(_table_program(0), (x, w), {})
     seen = {r.op for r in tr.rows}
-    generic = set(rowfwd.FWD) | set(rowfwd.EAGER)
+    generic = set(row_forwards.FWD) | set(row_forwards.EAGER)
     # index_basic, view_NarrowBackward0, view_SelectBackward0: registered, but recorded by
     # no op today (their forwards/VJPs are those of reached rows); linear_nobias: only a
     # broadcast bias takes the generic path, and then the row is `linear`

@@ -664,7 +664,7 @@ def test_module_moves_its_parameters_in_place():
 
 
 def test_embedding_and_dropout_modules():
-    """The composites of nn/_fallback.py on the GPU: Embedding (indices checked on the host;
+    """Modules built from composites, on the GPU: Embedding (indices checked on the host;
     padding_idx's row takes no gradient) and Dropout (the mask drawn on the host, as the
     CPU draws it, and copied)."""
     res = {}

@@ -1,7 +1,7 @@
 """Per-sample gradients: grad(losses, params, diag seed, is_grads_batched=True).
 
 A diagonal (B, B) seed over B losses takes the diagonal-cotangent path
-(autograd/derivatives/diag.py); every case is checked against one compiled backward per
+(autograd/derivatives/per_sample.py); every case is checked against one compiled backward per
 sample (the plain sweep, an independent implementation), seeded with that sample's row.
 """
 

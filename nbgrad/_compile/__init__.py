@@ -11,7 +11,7 @@ from ..tensor import Tensor
 
 # the kernels must be defined under the cache dir, however this package is imported
 with _cache.numba_cache_dir():
-    from . import kernels, rowfwd  # noqa: F401
+    from . import kernels, row_forwards  # noqa: F401
 from .program import build
 from .trace import Untraceable, run_traced, signature
 
@@ -53,7 +53,7 @@ class _Replay:
         self.tape = layout["tape"]  # the program's own tape (generic rows): kept alive
         self.tape_args = self.tape.args
         self.patches = layout["patches"]
-        self.loops = layout["loops"]  # the fused loops' addresses (pieces.py)
+        self.loops = layout["loops"]  # the fused loops' addresses (loops.py)
 
     def _resolve(self, ref):
         """Output references as indices into the program's results."""
@@ -148,9 +148,9 @@ class _Replay:
             TG.append(t)
         res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args, self.loops)
         del keep
-        if rowfwd.ERRORS:  # an eager op called back from the program raised
-            e = rowfwd.ERRORS[0]
-            rowfwd.ERRORS.clear()
+        if row_forwards.ERRORS:  # an eager op called back from the program raised
+            e = row_forwards.ERRORS[0]
+            row_forwards.ERRORS.clear()
             raise e
         if fused:  # parameters written in place, as the optimizer's step does eagerly
             for t in leaf_t:

@@ -4,7 +4,7 @@ Generated source (plain Python, written to the cache directory so Numba caches i
 
 * runs of consecutive elementwise rows of one size become one loop; their intermediate
   values are scalars, and only values something outside the run reads are stored; each
-  loop is compiled apart and called by address (pieces.py);
+  loop is compiled apart and called by address (loops.py);
 * the run's VJPs are one loop too, recomputing the run's forward values from its inputs
   (reading memory once, storing nothing in between), then applying the rules' VJP
   expressions in reverse row order;
@@ -46,7 +46,7 @@ from ..tape import (
     S_SHAPE,
     SW,
 )
-from . import pieces, rowfwd
+from . import loops, row_forwards
 from .trace import Untraceable, slot_numel
 
 _ARITY2 = ("fdiv", "pow_", "atan2")
@@ -138,7 +138,7 @@ def kind_of(tr, row):
         return "where"
     if _by_address(row) is not None:
         raise Untraceable(f"op {name!r}: " + _by_address(row))
-    if name in rowfwd.FWD or name in rowfwd.EAGER:
+    if name in row_forwards.FWD or name in row_forwards.EAGER:
         return "row"
     raise Untraceable(f"op {name!r}: " + FALLBACK.get(name, "no compiled replay yet"))
 
@@ -171,8 +171,8 @@ def has_replay(name):
     return (
         name in special
         or name.startswith("matmul_")
-        or name in rowfwd.FWD
-        or (name in rowfwd.EAGER)
+        or name in row_forwards.FWD
+        or (name in row_forwards.EAGER)
     )
 
 
@@ -252,7 +252,7 @@ class _Gen:
         self.out_values = out_values
         self.cot = {}  # slot -> "arr" / "scalar" once it has a contribution
         self.flagged = set()  # leaf slots whose first contribution depends on a runtime flag
-        self.loops = pieces.Loops(_scalars(), _SCALAR_NAMES)  # the fused loops
+        self.loops = loops.Loops(_scalars(), _SCALAR_NAMES)  # the fused loops
         self.floats = False  # whether the loops read a scalar cotangent
         self.scalar_dt = {}  # scalar cotangent name -> its dtype
         self.owned = []  # arrays allocated apart from the arenas
@@ -369,7 +369,7 @@ class _Gen:
         self.consumers = consumers
 
     def param(self, name):
-        """A fused loop's parameter: (name, kind, size, dtype) for pieces.source."""
+        """A fused loop's parameter: (name, kind, size, dtype) for loops.source."""
         if name[0] in "vg" and name[1:].isdigit():
             s = int(name[1:])
             return (name, "arr", self.n(s), self.D(s))
@@ -379,7 +379,7 @@ class _Gen:
 
     def loop(self, params, n, body, bad):
         """Compile a fused loop (or find it compiled) and call it; returns the name of
-        the word it sets when `bad` (see pieces.py)."""
+        the word it sets when `bad` (see loops.py)."""
         at, flag = self.loops.add(params, n, body, bad)
         for pos, name, kind in self.loops.fresh:  # first uses: into the table
             if kind == "arr":
@@ -946,12 +946,12 @@ class _Mini:
         self.fns = np.zeros(2 * len(rows), np.int64)
         for j, k in enumerate(rows):
             r = tr.rows[k]
-            fwd = rowfwd.compiled_forward(r.op, r.iattrs, tr.shape[r.ins[0]])
-            self.fns[2 * j] = rowfwd.forward_pointer(fwd, r.dt)
-            self.fns[2 * j + 1] = rowfwd.vjp_pointer(OPS_BY_NAME[r.op].code, r.dt)
+            fwd = row_forwards.compiled_forward(r.op, r.iattrs, tr.shape[r.ins[0]])
+            self.fns[2 * j] = row_forwards.forward_pointer(fwd, r.dt)
+            self.fns[2 * j + 1] = row_forwards.vjp_pointer(OPS_BY_NAME[r.op].code, r.dt)
         self.extra = {j: tr.rows[k].extra for j, k in enumerate(rows)}
         self.patches, self.keep = _by_address_arrays(tr, rows, R, self.T[1])
-        rowfwd.register(self)
+        row_forwards.register(self)
         self.args = (S, self.T[4], self.T[5], self.fns, self.ctx)
 
 
@@ -1027,7 +1027,7 @@ def build(tr, tracers):
     head = ['@njit(cache=True, error_model="numpy")', "def program(A, G, GF, TG, TT, TF):"]
     pre = ["    TS, TA, TB, TP, TX = TT", "    CTX = TX.ctypes.data"] if generic else []
     owned = list(g.owned)
-    if g.loops.pos:  # the table the fused loops read (pieces.py)
+    if g.loops.pos:  # the table the fused loops read (loops.py)
         pre.append(f"    ADDR = np.empty({len(g.loops.pos)}, np.int64)")
         pre.append("    ADDRP, TFP = ADDR.ctypes.data, TF.ctypes.data")
         if g.floats:
@@ -1051,7 +1051,7 @@ def build(tr, tracers):
     ret_dt = [tr.dtype[int(r[1:])] for r in rets]
     early = "return (" + "".join(f"np.empty(0, {_D[d]}), " for d in ret_dt) + "-2)"
     g.L = [ln.replace("@@EARLY@@", early) for ln in g.L]
-    body = pieces.renumber("\n".join([*head, *pre, *g.L, ret, ""]))
+    body = loops.renumber("\n".join([*head, *pre, *g.L, ret, ""]))
     src = _HEADER + "\n" + body
     name = "nbgrad_prog_" + hashlib.sha1(src.encode()).hexdigest()[:16]
     with _cache.numba_cache_dir():

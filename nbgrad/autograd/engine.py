@@ -12,8 +12,8 @@ from nbgrad._array import contig
 from .._atomic import deferred, interruptible
 from ..backends.cpu import dispatch
 from ..backends.cpu import walk as _walk  # noqa: F401  (see below)
-from ..backends.cpu.engine import accumulate, finish, plan, read
 from ..backends.cpu.memory import address
+from ..backends.cpu.plan import accumulate, finish, plan, read
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM

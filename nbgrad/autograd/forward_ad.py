@@ -110,7 +110,7 @@ def make_dual(tensor, tangent, *, level=None, _batched=False):
             dual = tensor.view_as(tensor)  # differentiable w.r.t. the primal, as in PyTorch
     else:
         dual = tensor.detach().requires_grad_(True)
-    from ..ops.emit import slot_of
+    from ..ops.recording import slot_of
 
     s = slot_of(dual)
     lv.tangents[s] = tangent.to(tensor.dtype) if tangent.dtype != tensor.dtype else tangent

@@ -30,8 +30,8 @@ from ..tape import (
     TAPE,
 )
 from . import versions
-from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
-from .derivatives.diag import Diag
+from .derivatives import DVJP, Row, _load, on_device, per_sample, sum_to
+from .derivatives.per_sample import Diag
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad, Node  # noqa: F401 - public as torch.autograd.graph.Node
 
@@ -146,7 +146,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     owned = set()  # slots whose gradient array is a sum this sweep made
     if fast_add and nb == 1:  # per-sample seeds (eye(B) over B losses) stay diagonal
         for o, s in zip(outputs, roots):
-            dg = diag.diag_seed(grads[s], o.shape)
+            dg = per_sample.diag_seed(grads[s], o.shape)
             if dg is not None:
                 grads[s], use_diag = dg, True
     hooked = bool(T.hooks) and nb == 0
@@ -168,7 +168,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             gins = None
             if use_diag:
                 if len(gouts) == 1 and type(gouts[0]) is Diag:
-                    gins = diag.vjp(row, gouts[0])
+                    gins = per_sample.vjp(row, gouts[0])
                 if gins is None and any(type(g) is Diag for g in gouts):
                     gouts = [g.dense() if type(g) is Diag else g for g in gouts]
             if gins is not None:
@@ -186,7 +186,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 elif fast_add and (use_diag or type(g._data) is np.ndarray):
                     # a sum made here is this sweep's own until s's row reads it (rows
                     # run newest first, so every addend comes before): add in place
-                    grads[s] = diag.add(cur, g, s in owned)
+                    grads[s] = per_sample.add(cur, g, s in owned)
                     owned.add(s)
                 else:
                     grads[s] = cur + g

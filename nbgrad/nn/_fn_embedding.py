@@ -3,9 +3,73 @@ the embedding gather and index_add."""
 
 import numpy as np
 
+from .._array import contig
 from ..autograd import no_grad
+from ..autograd.function import Function
 from ..creation import ones, zeros
+from ..tensor import Tensor
 from ._fn_norm import _const, _pnorm
+
+
+def _host_const(arr):
+    return Tensor._make(contig(arr), -1, False)
+
+
+class _EmbeddingFn(Function):
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx):
+        ctx.idx = idx
+        ctx.padding_idx = padding_idx
+        ctx.shape = weight._data.shape
+        return _host_const(weight._data[idx])
+
+    @staticmethod
+    def backward(ctx, g):
+        gw = np.zeros(ctx.shape, g._data.dtype)
+        np.add.at(gw, ctx.idx.reshape(-1), g._data.reshape(-1, ctx.shape[1]))
+        if ctx.padding_idx is not None:
+            gw[ctx.padding_idx] = 0
+        return _host_const(gw), None, None
+
+
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):  # noqa: A002
+    """The rows of `weight` that `input` selects (indices checked on the host first)."""
+    if input.is_cuda != weight.is_cuda:
+        from ..backends.cuda.ops import device_error
+
+        raise device_error(weight.device, input.device)
+    idx = input._data.host() if input.is_cuda else input._data  # checked on the host
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.dtype} instead"
+        )
+    n = weight._data.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative ones too, as PyTorch
+        raise IndexError("index out of range in self")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += n
+    select = getattr(weight, "index_select", None)
+    if padding_idx is None and select is not None:
+        # a recorded gather: the VJP (a scatter-add) runs inside the compiled sweep
+        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1), np.int64), -1, False)
+        return select(0, flat).reshape(*idx.shape, weight._data.shape[1])
+    if weight.is_cuda:  # the padding row's value without its gradient (a recorded where)
+        from ..creation import arange
+
+        pad = (arange(n, device="cuda") == padding_idx).reshape(n, 1)
+        w = weight.detach().where(pad, weight)
+        flat = Tensor._make(np.ascontiguousarray(idx.reshape(-1), np.int64), -1, False)
+        return w.index_select(0, flat).reshape(*idx.shape, weight._data.shape[1])
+    return _EmbeddingFn.apply(weight, idx, padding_idx)
 
 
 def embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002

@@ -242,7 +242,7 @@ def _one_hot_classes(d, num_classes):
 _ = linear
 
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
-from . import _fallback, _fn_attention, _fn_conv, _fn_embedding, _fn_losses, _fn_norm, _fn_spatial  # noqa: E402, E501
+from . import _fn_attention, _fn_conv, _fn_embedding, _fn_losses, _fn_norm, _fn_spatial  # noqa: E402, E501
 
 
 def embedding(
@@ -258,7 +258,7 @@ def embedding(
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
     if max_norm is not None:
         _fn_embedding.embedding_renorm_(weight, input, max_norm, norm_type)
-    return _fallback._embedding(input, weight, padding_idx)
+    return _fn_embedding.embedding(input, weight, padding_idx)
 
 
 adaptive_max_pool1d = _fn_conv.adaptive_max_pool1d

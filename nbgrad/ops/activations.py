@@ -16,7 +16,7 @@ from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, numel, out_slot, value, wants
 from ..tensor import Tensor
-from .emit import emit
+from .recording import emit
 from .registry import register
 
 LEAKY, ELU, HARDTANH, SOFTPLUS, CLAMP = range(5)

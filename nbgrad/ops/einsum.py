@@ -36,8 +36,8 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor
-from .emit import emit
 from .linalg import vjp_const
+from .recording import emit
 from .registry import register
 
 _V = "nbgrad.ops.einsum:"

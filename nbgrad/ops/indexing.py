@@ -22,7 +22,7 @@ from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.memory import vi64
 from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, wants
 from ..tensor import Tensor, _wrap_dim
-from .emit import emit
+from .recording import emit
 from .registry import register
 
 _V = "nbgrad.ops.indexing:"

@@ -16,7 +16,7 @@ from .. import _dtype
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import acc, cot, first, iattr, iattrs, in_slot, out_slot, step, wants
 from ..tensor import Tensor, _wrap_dim
-from .emit import emit
+from .recording import emit
 from .registry import register
 from .viewbase import mark
 

@@ -14,7 +14,7 @@ from nbgrad._array import contig
 from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
-from .emit import emit
+from .recording import emit
 from .registry import register
 
 _NODES = {

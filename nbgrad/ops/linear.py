@@ -7,7 +7,7 @@ from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
-from .emit import emit
+from .recording import emit
 from .registry import register
 
 _V = "nbgrad.ops.linear:vjp_linear"

@@ -37,7 +37,7 @@ from ..backends.cpu.rowio import (
 )
 from ..backends.cpu.vmath import vlog
 from ..tensor import Tensor
-from .emit import emit, needs_record
+from .recording import emit, needs_record
 from .registry import register
 from .vecloops import exp_flush, rdot, rmax, rsum
 

@@ -22,7 +22,7 @@ from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
 from ..tape import S_DT, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import TENSOR_TYPES, Tensor
 from . import elementwise as ew
-from .emit import emit
+from .recording import emit
 from .registry import BY_NAME, register
 
 _UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}

@@ -25,7 +25,7 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
-from .emit import emit
+from .recording import emit
 from .registry import register
 from .vecloops import rsum
 
@@ -217,7 +217,7 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
     return vector_norm(x, p, dim, keepdim, dtype=dtype)
 
 
-# -- prod, var/std, logsumexp, cumsum, p-norms (issue 3) ---------------------------------
+# -- prod, var/std, logsumexp, cumsum, p-norms ---------------------------------------
 _PROD = register("prod", "ProdBackward0", "nbgrad.ops.reduce:vjp_prod")
 _PROD_DIM = register("prod_dim", "ProdBackward1", "nbgrad.ops.reduce:vjp_prod")
 _VAR = register("var", "VarBackward0", "nbgrad.ops.reduce:vjp_var")
@@ -407,7 +407,7 @@ def _float_check(x, name):
 
 
 def _cuda_lines():
-    from ..backends.cuda import lines
+    from ..backends.cuda import reductions as lines
 
     return lines
 

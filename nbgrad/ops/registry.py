@@ -2,10 +2,11 @@
 
 An op's VJP is an @njit function `vjp(T, k, V)` reading row k of the tape `T` (see
 `nbgrad.backends.cpu.rowio`); `V` is the dtype view (`v32`/`v64`), so each VJP is written
-once and compiled per float dtype. The reverse sweep is generated from this table
-(`backends/cpu/codegen.py`), so registering an op is all it takes to put it in the sweep.
+once and compiled per float dtype. The reverse sweep (`backends/cpu/dispatch.py`) is
+compiled once and calls each row's VJP through a pointer in a table indexed by this code,
+filled on first use, so registering an op is all it takes to put it in the sweep.
 Elementwise ops are registered by `ops/elementwise.py` from scalar rules; their VJPs are
-generated too.
+generated (`backends/cpu/codegen.py`).
 """
 
 
@@ -25,7 +26,7 @@ CUSTOM = "custom"  # rows whose VJP is a Python autograd.Function: the sweep ret
 
 
 def register(name, node, vjp=None, rule=None):
-    """Add an op; `vjp` is "module:function" (the generated sweep imports it by name)."""
+    """Add an op; `vjp` is "module:function" (its wrapper imports it by name on first use)."""
     if name in BY_NAME:
         raise ValueError(f"op {name!r} registered twice")
     op = OpDef(name, len(OPS), node, vjp, rule)

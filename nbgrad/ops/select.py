@@ -31,7 +31,7 @@ from ..backends.cpu.rowio import (
 )
 from ..tensor import Tensor, _wrap_dim
 from . import indexing
-from .emit import emit
+from .recording import emit
 from .reduce import _dims, _mask, _reduced_strides
 from .registry import register
 

@@ -16,7 +16,7 @@ from .. import _dtype
 from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor, _wrap_dim
-from .emit import emit
+from .recording import emit
 from .registry import register
 from .vecloops import exp_flush, rdot, rmax, rsum
 

@@ -31,7 +31,7 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
-from .emit import emit
+from .recording import emit
 from .registry import register
 from .viewbase import check, is_view, mark, same, write_back
 

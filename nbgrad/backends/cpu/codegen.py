@@ -1,4 +1,4 @@
-"""Generate the CPU kernels from the op table: elementwise kernels and the reverse sweep.
+"""Generate the CPU kernels from the op table: elementwise kernels and the VJP wrappers.
 
 `build()` writes the elementwise module into the cache directory and imports it:
 

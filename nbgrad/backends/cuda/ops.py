@@ -997,7 +997,7 @@ def _vjp_pointwise_loss(G, k):
 
 
 def _lines():
-    from . import lines
+    from . import reductions as lines
 
     return lines
 

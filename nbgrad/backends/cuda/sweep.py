@@ -1,6 +1,6 @@
 """The backward sweep of a graph that has CUDA rows.
 
-Same tape, same plan (`backends/cpu/engine.py: plan` picks the rows and lays out the
+Same tape, same plan (`backends/cpu/plan.py: plan` picks the rows and lays out the
 non-leaf gradient buffers); `autograd/engine.py` hands the plan here when it contains a
 CUDA row. Then:
 
@@ -20,8 +20,8 @@ import numpy as np
 
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
-from ..cpu.engine import ALIGN
 from ..cpu.memory import address
+from ..cpu.plan import ALIGN
 from ..cpu.rowio import BCAST, settle
 from . import runtime as rt
 from .launch import launch

@@ -427,7 +427,7 @@ class CudaTensor(Tensor):
         x = self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype))
         return ops.softmax(x, dim, log=True)
 
-    # -- reductions along dims, selection, scans (lines.py) ------------------------------
+    # -- reductions along dims, selection, scans (reductions.py) ------------------------------
     def max(self, dim=None, keepdim=False):
         return _lines().max_min(True, self, dim, keepdim)
 
@@ -546,7 +546,7 @@ class CudaTensor(Tensor):
 
 
 def _lines():
-    from . import lines
+    from . import reductions as lines
 
     return lines
 

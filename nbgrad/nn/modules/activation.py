@@ -1,6 +1,6 @@
 """Activation modules: thin wrappers over `nn.functional` with PyTorch's reprs."""
 
-from .._fallback import fn
+from .. import functional as F
 from .module import Module
 
 
@@ -34,7 +34,7 @@ class GELU(Module):
         self.approximate = approximate
 
     def forward(self, input):  # noqa: A002
-        return fn("gelu")(input, approximate=self.approximate)
+        return F.gelu(input, approximate=self.approximate)
 
     def extra_repr(self):
         return f"approximate={self.approximate!r}"
@@ -46,7 +46,7 @@ class SiLU(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return fn("silu")(input)
+        return F.silu(input)
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
@@ -59,7 +59,7 @@ class LeakyReLU(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return fn("leaky_relu")(input, self.negative_slope)
+        return F.leaky_relu(input, self.negative_slope)
 
     def extra_repr(self):
         inplace_str = ", inplace=True" if self.inplace else ""
@@ -73,7 +73,7 @@ class ELU(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return fn("elu")(input, self.alpha)
+        return F.elu(input, self.alpha)
 
     def extra_repr(self):
         inplace_str = ", inplace=True" if self.inplace else ""
@@ -87,7 +87,7 @@ class Softplus(Module):
         self.threshold = threshold
 
     def forward(self, input):  # noqa: A002
-        return fn("softplus")(input, self.beta, self.threshold)
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self):
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -99,7 +99,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):  # noqa: A002
-        return fn("softmax")(input, self.dim)
+        return F.softmax(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"
@@ -111,7 +111,7 @@ class LogSoftmax(Module):
         self.dim = dim
 
     def forward(self, input):  # noqa: A002
-        return fn("log_softmax")(input, self.dim)
+        return F.log_softmax(input, self.dim)
 
     def extra_repr(self):
         return f"dim={self.dim}"

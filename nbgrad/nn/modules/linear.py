@@ -4,8 +4,8 @@ import math
 
 from ... import creation
 from ..._dtype import as_dtype, get_default_dtype
+from .. import functional as F
 from .. import init
-from .._fallback import fn
 from ..parameter import Parameter
 from .module import Module
 
@@ -68,7 +68,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):  # noqa: A002
-        return fn("linear")(input, self.weight, self.bias)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (
@@ -129,7 +129,7 @@ class Embedding(Module):
             self.weight._data[self.padding_idx] = 0
 
     def forward(self, input):  # noqa: A002
-        return fn("embedding")(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     @classmethod
     def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kwargs):
@@ -180,7 +180,7 @@ class LayerNorm(Module):
                 init.zeros_(self.bias)
 
     def forward(self, input):  # noqa: A002
-        return fn("layer_norm")(input, self.normalized_shape, self.weight, self.bias, self.eps)
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
         return (
@@ -198,7 +198,7 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):  # noqa: A002
-        return fn("dropout")(input, self.p, self.training, self.inplace)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"

@@ -1,6 +1,6 @@
 """Loss modules: each calls its `nn.functional` form with the module's settings."""
 
-from .._fallback import fn
+from .. import functional as F
 from .module import Module
 
 
@@ -22,12 +22,12 @@ class _WeightedLoss(_Loss):
 
 class MSELoss(_Loss):
     def forward(self, input, target):  # noqa: A002
-        return fn("mse_loss")(input, target, reduction=self.reduction)
+        return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     def forward(self, input, target):  # noqa: A002
-        return fn("l1_loss")(input, target, reduction=self.reduction)
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -50,7 +50,7 @@ class CrossEntropyLoss(_WeightedLoss):
             kw["weight"] = self.weight
         if self.label_smoothing:
             kw["label_smoothing"] = self.label_smoothing
-        return fn("cross_entropy")(
+        return F.cross_entropy(
             input, target, ignore_index=self.ignore_index, reduction=self.reduction, **kw
         )
 
@@ -64,7 +64,7 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input, target):  # noqa: A002
         kw = {"weight": self.weight} if self.weight is not None else {}
-        return fn("nll_loss")(
+        return F.nll_loss(
             input, target, ignore_index=self.ignore_index, reduction=self.reduction, **kw
         )
 
@@ -72,7 +72,7 @@ class NLLLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     def forward(self, input, target):  # noqa: A002
         kw = {"weight": self.weight} if self.weight is not None else {}
-        return fn("binary_cross_entropy")(input, target, reduction=self.reduction, **kw)
+        return F.binary_cross_entropy(input, target, reduction=self.reduction, **kw)
 
 
 class BCEWithLogitsLoss(_Loss):
@@ -89,4 +89,4 @@ class BCEWithLogitsLoss(_Loss):
             kw["weight"] = self.weight
         if self.pos_weight is not None:
             kw["pos_weight"] = self.pos_weight
-        return fn("binary_cross_entropy_with_logits")(input, target, reduction=self.reduction, **kw)
+        return F.binary_cross_entropy_with_logits(input, target, reduction=self.reduction, **kw)
