@@ -221,9 +221,11 @@ fmax_ = maximum
 
 
 def gelu(input, approximate="none"):  # noqa: A002
-    from .nn.functional import gelu as _g
-
-    return _g(input, approximate)
+    if approximate == "none":
+        return pointwise.FAST["gelu"](input)
+    if approximate == "tanh":
+        return pointwise.FAST["gelu_tanh"](input)
+    raise RuntimeError("approximate argument must be either none or tanh.")
 
 
 def softmax(input, dim=None, dtype=None):  # noqa: A002

@@ -39,6 +39,9 @@ from nbgrad._array import contig
 from . import _dtype
 from .tensor import Tensor
 
+# nn.Parameter, which sits above this module (`nn/parameter.py` puts it here at import)
+PARAMETER = []
+
 _MANIFEST = "__nbgrad__"
 _VERSION = 1
 
@@ -71,9 +74,7 @@ class _Writer:
                 return f
             return {"T": "float", "v": "nan" if f != f else ("inf" if f > 0 else "-inf")}
         if isinstance(obj, Tensor):
-            from .nn.parameter import Parameter
-
-            kind = "parameter" if isinstance(obj, Parameter) else "tensor"
+            kind = "parameter" if PARAMETER and isinstance(obj, PARAMETER[0]) else "tensor"
             return {"T": kind, "a": self.array(obj._data), "rg": bool(obj._rg)}
         if isinstance(obj, np.ndarray):
             return {"T": "ndarray", "a": self.array(obj)}
@@ -174,9 +175,7 @@ class _Reader:
                 _dtype.from_numpy_dtype(arr.dtype)  # refuses dtypes nbgrad does not have
                 base = Tensor._make(arr, -1, False)
                 if t == "parameter":
-                    from .nn.parameter import Parameter
-
-                    return Parameter(base, bool(v.get("rg", True)))
+                    return PARAMETER[0](base, bool(v.get("rg", True)))
                 if v.get("rg"):
                     base.requires_grad_(True)
                 return base

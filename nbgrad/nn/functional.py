@@ -10,6 +10,7 @@ computes out of place, which gives the same values and gradients.
 
 import numpy as np
 
+from .. import functions as _fn
 from ..ops import activations as _act
 from ..ops import losses as _losses
 from ..ops import pointwise as _pw
@@ -66,12 +67,7 @@ def silu(input, inplace=False):  # noqa: A002
     return _inplace(input, _pw.FAST["silu"](input), inplace)
 
 
-def gelu(input, approximate="none"):  # noqa: A002
-    if approximate == "none":
-        return _pw.FAST["gelu"](input)
-    if approximate == "tanh":
-        return _pw.FAST["gelu_tanh"](input)
-    raise RuntimeError("approximate argument must be either none or tanh.")
+gelu = _fn.gelu
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
