@@ -218,6 +218,10 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     ctx = address(ctx_arr)
     stops = _hook_stops(rows) if T.hooks else None  # positions of rows making hooked slots
     i = 0
+    if hooks.NODES[0] or hooks.ANOMALY[0]:  # node hooks, anomaly mode: stepped.py runs it
+        from .stepped import sweep as stepped
+
+        i = stepped(rows, stops, ctx_arr)
     while True:
         part = rows[: stops[0]] if stops else rows
         i = dispatch.sweep(T.R, part, dispatch.FN, ctx, i, _CUSTOM_CODE)

@@ -29,7 +29,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
-from . import versions
+from . import hooks, versions
 from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
@@ -150,6 +150,9 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if dg is not None:
                 grads[s], use_diag = dg, True
     hooked = bool(T.hooks) and nb == 0
+    stepping = (hooks.NODES[0] or hooks.ANOMALY[0]) and nb == 0  # node hooks, anomaly mode
+    if stepping:
+        from . import stepped
     # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
@@ -163,6 +166,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                     continue
             if hooked:  # gradient hooks of the outputs: their gradients are complete here
                 gouts = _hooked(outs, gouts, grads)
+            if stepping:
+                gouts = stepped.pre(k, gouts)
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             gins = None
@@ -177,6 +182,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 gins = _custom(row, gouts, create_graph)
             else:
                 gins = (DVJP.get(name) or vjp_of(name))(row, *gouts)
+            if stepping:
+                gins = stepped.post(k, gouts, gins)
             for s, g, w in zip(ins, gins, rg):
                 if g is None or not w:
                     continue
