@@ -9,6 +9,8 @@ forward traceback. While it is off, nothing is recorded and a backward checks on
 import traceback
 import warnings
 
+import numpy as np
+
 from ..tape import R_SEQ, TAPE
 from . import hooks, rowwatch
 
@@ -128,10 +130,15 @@ def warn_forward_trace(k, name):
 
 
 def check_nan(k, name, grads):
-    """Raise PyTorch's error if one of row k's results `grads` (per input) holds NaN."""
+    """Raise PyTorch's error if one of row k's results `grads` (per input) holds NaN
+    (the caller warns with the forward traceback)."""
     if not _STATE["check_nan"]:
         return
     for i, g in enumerate(grads):
-        if g is not None and bool(g.isnan().any()):
-            warn_forward_trace(k, name)
+        if g is not None and _has_nan(g):
             raise RuntimeError(f"Function '{name}' returned nan values in its {i}th output.")
+
+
+def _has_nan(g):
+    d = g._data if type(g._data) is np.ndarray else g.cpu()._data
+    return bool(np.isnan(d).any())

@@ -19,7 +19,7 @@ from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
 from ..tensor import Tensor
-from . import hooks, versions
+from . import hooks, saved_hooks, versions
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -138,6 +138,8 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
             versions.check(rows)
         if not restrict:
             _check_leaves(leaves)
+        if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
+            saved_hooks.unpack_rows(rows)
         cuda = _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any()  # a graph with CUDA rows
     except BaseException:
         T.gaddr[used] = 0
@@ -348,6 +350,8 @@ def _retained(result):
 
 def _free(rows):
     T = TAPE
+    if saved_hooks.PACKED:
+        saved_hooks.drop(rows)
     custom = T.R[rows, R_CODE] == _CUSTOM_CODE
     if custom.any():
         for k in rows[custom].tolist():

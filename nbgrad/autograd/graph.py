@@ -29,7 +29,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
-from . import hooks, versions
+from . import hooks, saved_hooks, versions
 from .derivatives import DVJP, Row, _load, diag, on_device, sum_to
 from .derivatives.diag import Diag
 from .grad_mode import set_grad_enabled
@@ -136,6 +136,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     cache = {}  # slot -> shape, shared by this sweep's Rows
     rows = _walk(roots, (), wanted, cache, True)
     versions.check([k for k, _ in rows])
+    if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
+        saved_hooks.unpack_rows([k for k, _ in rows])
     seeds = [_on_device_of(g, o) for g, o in zip(seeds, outputs)]
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
@@ -209,6 +211,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if wanted is None or s in wanted
         }
     if not retain_graph:
+        if saved_hooks.PACKED:
+            saved_hooks.drop([k for k, _ in rows])
         for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:
                 T.R[k, R_SAVED] = SAVES_FREED
@@ -308,4 +312,17 @@ def increment_version(tensor):
         versions.bump(t._data)
 
 
-__all__ = ["increment_version", "needed_rows", "run"]
+from .saved_hooks import (  # noqa: E402 - public as torch.autograd.graph's
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+
+__all__ = [
+    "disable_saved_tensors_hooks",
+    "increment_version",
+    "needed_rows",
+    "run",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]

@@ -3,10 +3,10 @@ tracebacks, saved-tensor hooks' pack).
 
 Ops append their rows inside compiled code and must stay free of per-op checks, so these
 modes do not hook the ops: while one is on, a profile function (`sys.setprofile`, this
-thread only) looks at the tape's count of rows ever recorded each time a Python function
-returns, and hands the rows recorded since to the subscribers. An op's rows are complete
-(their saved values set) when the op's Python function returns, before the caller's next
-line runs. With no subscriber the profile function is removed: zero cost."""
+thread only) looks at the tape's count of rows ever recorded each time a function of
+nbgrad returns to code outside it, and hands the rows recorded since to the subscribers:
+an op's rows are complete (their saved values set) then, before the caller's next line
+runs. With no subscriber the profile function is removed: zero cost."""
 
 import os
 import sys
@@ -48,8 +48,17 @@ def flush(frame=None):
 
 
 def _profile(frame, event, arg):
-    if event == "return" and TAPE.desc[D_SEQ] != _SEEN[0] and _SEEN[0] >= 0:
-        _new_rows(frame)
+    # an nbgrad function returning to code outside nbgrad: the op the user called is done
+    # (Numba reports its compiled calls to profilers too: those frames are not nbgrad's)
+    if (
+        event == "return"
+        and TAPE.desc[D_SEQ] != _SEEN[0]
+        and _SEEN[0] >= 0
+        and frame.f_code.co_filename.startswith(_NBGRAD)
+        and frame.f_back is not None
+        and not frame.f_back.f_code.co_filename.startswith(_NBGRAD)
+    ):
+        _new_rows(frame.f_back)
 
 
 def _new_rows(frame):

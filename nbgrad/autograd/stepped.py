@@ -216,5 +216,9 @@ def post(k, gouts, gins):
             if r is not None:
                 gins = _replaced(fn, gins, r)
     if hooks.ANOMALY[0]:
-        anomaly_mode.check_nan(k, node._name(k), gins)
+        try:
+            anomaly_mode.check_nan(k, node._name(k), gins)
+        except RuntimeError:
+            anomaly_mode.warn_forward_trace(k, node._name(k))
+            raise
     return gins
