@@ -125,9 +125,9 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
         self.error_message = error_message
 
     def __enter__(self):
-        self.prev, _DISABLED[0] = _DISABLED[0], self.error_message
         if _STACK:
             raise RuntimeError(self.error_message)
+        self.prev, _DISABLED[0] = _DISABLED[0], self.error_message
 
     def __exit__(self, *args):
         _DISABLED[0] = self.prev
