@@ -318,11 +318,10 @@ from .saved_hooks import (  # noqa: E402 - public as torch.autograd.graph's
     saved_tensors_hooks,
 )
 
-__all__ = [
+__all__ = [  # torch.autograd.graph's names (the sweep itself is nbgrad's internals)
+    "Node",
     "disable_saved_tensors_hooks",
     "increment_version",
-    "needed_rows",
-    "run",
     "save_on_cpu",
     "saved_tensors_hooks",
 ]

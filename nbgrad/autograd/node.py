@@ -12,8 +12,9 @@ import itertools
 
 import numpy as np
 
+from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import CUSTOM, OPS
-from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
+from ..tape import R_CODE, R_DT, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
 from . import hooks
 
 STATE = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
@@ -63,6 +64,8 @@ class Node:
         return self._register(1, fn)
 
     def _register(self, which, fn):
+        if TAPE.R[self._row, R_DT] >= CUDA_DT:
+            raise NotImplementedError("node hooks on CUDA tensors' nodes are not supported yet")
         d = self._state()[which]
         hid = next(_IDS)
         d[hid] = fn

@@ -21,6 +21,8 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..tensor import Tensor
 
+__all__ = ["checkpoint", "checkpoint_sequential"]
+
 _USE_REENTRANT = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. "
     "Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an "
