@@ -639,3 +639,44 @@ def test_a_failed_pass_without_retain_graph_leaves_the_graph_whole():
     x.grad = None
     z.backward()
     _close(x.grad, np.exp(np.sin([1.0, 2.0])) * np.cos([1.0, 2.0]))
+
+
+def _retry_into_grad(m, where):
+    n = [0]
+
+    def maybe_fail():
+        n[0] += 1
+        if n[0] == 1:
+            raise ValueError("boom")
+
+    class F(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            if where == "function":
+                maybe_fail()
+            return g * 2
+
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = m.ones(2)  # accumulated into: a failed pass must leave it as it was
+    y = F.apply(x)
+    if where == "tensor hook":
+        y.register_hook(lambda g: maybe_fail())
+    z = (y + x.sin()).sum()  # x.sin()'s part of x's gradient comes before the failure
+    with pytest.raises(ValueError, match="boom"):
+        z.backward(retain_graph=True)
+    after_failure = x.grad.tolist()
+    z.backward()
+    return after_failure, x.grad.tolist()
+
+
+@pytest.mark.parametrize("where", ["function", "tensor hook"])
+def test_a_failed_pass_leaves_grad_as_it_was(where):
+    nb_, torch = _both()
+    a, b = _retry_into_grad(nb_, where), _retry_into_grad(torch, where)
+    assert a[0] == b[0] == [1.0, 1.0]
+    _close(np.array(a[1]), np.array(b[1]))
+    _close(np.array(a[1]), 1 + 2 + np.cos([1.0, 2.0]))

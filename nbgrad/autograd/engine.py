@@ -171,6 +171,9 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     """Supply leaf buffers, seed the roots, run the compiled sweep (returning to Python at
     custom Functions' rows) and collect the results."""
     T = TAPE
+    # Python that runs inside the pass (hooks, custom backwards) may raise: leaves then get
+    # fresh buffers, added to .grad once the whole pass is done (a failed pass leaves it)
+    fresh = T.hooks or hooks.NODES[0] or _custom_rows(rows)
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
         if restrict:
@@ -198,7 +201,7 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
             gd = None if g is None else g._data
             if (
                 gd is not None
-                and s not in T.hooks  # its hooks see the pass's gradient alone
+                and not fresh
                 and gd.flags.writeable
                 and gd.base is None
                 and gd.shape == d.shape
@@ -262,6 +265,15 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
                 del result[s]
         _retained(result)
     return result
+
+
+def _custom_rows(rows):
+    """Whether `rows` hold a custom Function's row (none recorded since the oldest: no)."""
+    from .function import LAST_SEQ
+
+    if not rows.size or TAPE.R[rows[-1], R_SEQ] > LAST_SEQ[0]:
+        return False
+    return bool((TAPE.R[rows, R_CODE] == _CUSTOM_CODE).any())
 
 
 def _size_error(a, b):
