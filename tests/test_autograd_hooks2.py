@@ -680,3 +680,33 @@ def test_a_failed_pass_leaves_grad_as_it_was(where):
     assert a[0] == b[0] == [1.0, 1.0]
     _close(np.array(a[1]), np.array(b[1]))
     _close(np.array(a[1]), 1 + 2 + np.cos([1.0, 2.0]))
+
+
+def _documented():
+    g = nb.autograd.graph
+    return {
+        "detect_anomaly": nb.autograd.detect_anomaly,
+        "set_detect_anomaly": nb.autograd.set_detect_anomaly,
+        "saved_tensors_hooks": g.saved_tensors_hooks,
+        "save_on_cpu": g.save_on_cpu,
+        "disable_saved_tensors_hooks": g.disable_saved_tensors_hooks,
+        "Node.register_hook": g.Node.register_hook,
+        "Node.register_prehook": g.Node.register_prehook,
+        "checkpoint": nb.utils.checkpoint.checkpoint,
+        "checkpoint_sequential": nb.utils.checkpoint.checkpoint_sequential,
+    }
+
+
+@pytest.mark.parametrize("name", list(_documented()))
+def test_docstring_example_runs(name):
+    import doctest
+
+    doc = _documented()[name].__doc__
+    assert len(doc.strip().splitlines()[0]) > 20 and "Args:" in doc and "Example::" in doc
+    test = doctest.DocTestParser().get_doctest(doc, {"torch": nb}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0, f"{name}: example failed (see above)"

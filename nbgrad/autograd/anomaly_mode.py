@@ -54,8 +54,13 @@ class detect_anomaly:  # noqa: N801 - PyTorch's name
     Example::
 
         >>> with torch.autograd.detect_anomaly():
-        ...     y = torch.tensor([-1.0], requires_grad=True).sqrt()
-        ...     y.backward()  # raises: Function 'SqrtBackward0' returned nan values ...
+        ...     x = torch.tensor([0.0], requires_grad=True)
+        ...     y = x.sqrt() * 0
+        ...     try:
+        ...         y.backward()
+        ...     except RuntimeError as e:
+        ...         print(e)
+        Function 'SqrtBackward0' returned nan values in its 0th output.
     """
 
     def __init__(self, check_nan=True):
@@ -85,9 +90,11 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
 
     Example::
 
-        >>> torch.autograd.set_detect_anomaly(True)
-        >>> with torch.autograd.set_detect_anomaly(False):
-        ...     pass  # off here
+        >>> with torch.autograd.set_detect_anomaly(True):
+        ...     torch.is_anomaly_enabled()
+        True
+        >>> torch.is_anomaly_enabled()
+        False
     """
 
     def __init__(self, mode, check_nan=True):

@@ -53,14 +53,45 @@ class Node:
         return st[2]
 
     def register_prehook(self, fn):
-        """`fn(grad_outputs)` before the node computes its gradients; a result other than
-        None replaces grad_outputs. Returns a handle whose `remove()` unregisters it."""
+        """Register a hook called with the node's gradients before it runs.
+
+        Args:
+            fn: `fn(grad_outputs) -> tuple or None`; a tuple (one entry per output, a
+                Tensor or None) replaces grad_outputs.
+
+        Returns a handle whose `remove()` unregisters the hook.
+
+        Example::
+
+            >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x * 3
+            >>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+            >>> y.sum().backward()
+            >>> x.grad
+            tensor([6., 6.])
+        """
         return self._register(0, fn)
 
     def register_hook(self, fn):
-        """`fn(grad_inputs, grad_outputs)` after the node computed its gradients (one per
-        input, as `next_functions`, None where an input takes none); a result other than
-        None replaces grad_inputs. Returns a handle whose `remove()` unregisters it."""
+        """Register a hook called after the node computed the gradients of its inputs.
+
+        Args:
+            fn: `fn(grad_inputs, grad_outputs) -> tuple or None`; grad_inputs has one
+                entry per input, in `next_functions` order (None where an input takes
+                no gradient); a tuple returned replaces it.
+
+        Returns a handle whose `remove()` unregisters the hook.
+
+        Example::
+
+            >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+            >>> w = torch.tensor([3.0, 4.0], requires_grad=True)
+            >>> y = x * w
+            >>> h = y.grad_fn.register_hook(lambda gi, go: (gi[0], None))
+            >>> y.sum().backward()
+            >>> x.grad, w.grad
+            (tensor([3., 4.]), None)
+        """
         return self._register(1, fn)
 
     def _register(self, which, fn):
@@ -188,6 +219,8 @@ def _prune():
     for seq in [q for q in STATE if q not in live]:
         pre, post, _ = STATE.pop(seq)
         hooks.NODES[0] -= len(pre) + len(post)
+        pre.clear()  # (a handle removed later finds nothing to count)
+        post.clear()
     _prune_at[0] = max(1024, 2 * len(STATE))
 
 

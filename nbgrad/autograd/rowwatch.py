@@ -8,6 +8,7 @@ nbgrad returns to code outside it, and hands the rows recorded since to the subs
 an op's rows are complete (their saved values set) then, before the caller's next line
 runs. With no subscriber the profile function is removed: zero cost."""
 
+import atexit
 import os
 import sys
 
@@ -15,6 +16,7 @@ from ..tape import D_SEQ, R_SEQ, TAPE
 
 _SUBS = {}  # name -> fn(rows, frame): rows recorded since the last look, oldest first
 _SEEN = [0]  # rows ever recorded when last looked
+_EXIT = []
 _PREV = [None]  # the profile function found when ours was installed (put back after)
 _NBGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -27,6 +29,8 @@ def subscribe(name, fn):
         _SEEN[0] = int(TAPE.desc[D_SEQ])
         _PREV[0] = sys.getprofile()
         sys.setprofile(_profile)
+        if not _EXIT:  # off before the interpreter tears the modules down
+            _EXIT.append(atexit.register(lambda: _SUBS.clear() or sys.setprofile(None)))
     _SUBS[name] = fn
 
 

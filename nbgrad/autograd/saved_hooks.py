@@ -56,6 +56,8 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
         >>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
         ...     y = a.sin()
         >>> y.sum().backward()
+        >>> a.grad
+        tensor([0.5403, 0.5403, 0.5403])
     """
 
     def __init__(self, pack_hook, unpack_hook):
@@ -95,6 +97,8 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - PyTorch's name
         >>> with torch.autograd.graph.save_on_cpu():
         ...     y = a * a
         >>> y.sum().backward()
+        >>> a.grad
+        tensor([2., 2., 2.])
     """
 
     def __init__(self, pin_memory=False, device_type="cuda"):
@@ -118,7 +122,11 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's name
     Example::
 
         >>> with torch.autograd.graph.disable_saved_tensors_hooks("not here"):
-        ...     pass
+        ...     try:
+        ...         torch.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t).__enter__()
+        ...     except RuntimeError as e:
+        ...         print(e)
+        not here
     """
 
     def __init__(self, error_message):

@@ -62,6 +62,8 @@ def checkpoint(
         >>> y = torch.utils.checkpoint.checkpoint(
         ...     lambda t: lin(t).tanh(), x, use_reentrant=False)
         >>> y.sum().backward()
+        >>> lin.weight.grad.shape
+        nbgrad.Size([4, 4])
     """
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT, stacklevel=2)
@@ -97,6 +99,9 @@ def checkpoint_sequential(functions, segments, input, use_reentrant=None, **kwar
         >>> x = torch.randn(2, 4, requires_grad=True)
         >>> out = torch.utils.checkpoint.checkpoint_sequential(
         ...     model, 2, x, use_reentrant=False)
+        >>> out.sum().backward()
+        >>> x.grad.shape
+        nbgrad.Size([2, 4])
     """
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:
