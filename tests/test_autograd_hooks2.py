@@ -710,3 +710,18 @@ def test_docstring_example_runs(name):
         runner.run(test)
     result = runner.summarize(verbose=False)
     assert result.attempted > 0 and result.failed == 0, f"{name}: example failed (see above)"
+
+
+def test_node_hooks_of_collected_rows_stop_costing():
+    from nbgrad.autograd import hooks
+
+    before = hooks.NODES[0]
+    x = nb.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: None)
+    assert hooks.NODES[0] == before + 1
+    y.sum().backward()
+    del y
+    nb.tape.TAPE.collect()
+    (x * 3).sum().backward()  # finds the hooked row gone
+    assert hooks.NODES[0] <= before

@@ -233,8 +233,15 @@ def hooks_of(k):
 
 
 def hooked_positions(rows):
-    """Positions in `rows` of the rows that have node hooks."""
-    seqs = [q for q, st in STATE.items() if st[0] or st[1]]
-    if not seqs:
+    """Positions in `rows` of the rows that have node hooks (the hooks of rows no longer
+    on the tape are dropped here, so that `hooks.NODES` falls back to 0 with them)."""
+    seqs = np.array([q for q, st in STATE.items() if st[0] or st[1]], np.int64)
+    if not seqs.size:
         return []
+    gone = seqs[~np.isin(seqs, TAPE.R[: TAPE.n, R_SEQ])].tolist()
+    for q in gone:
+        pre, post, _ = STATE.pop(q)
+        hooks.NODES[0] -= len(pre) + len(post)
+        pre.clear()
+        post.clear()
     return np.flatnonzero(np.isin(TAPE.R[rows, R_SEQ], seqs)).tolist()
