@@ -110,3 +110,9 @@ def compile(fn=None, **kwargs):  # noqa: A001
 
 
 _LAZY += ("utils", "distributed")  # data loading (nbgrad.utils.data), MPI collectives
+
+from .autograd.anomaly_mode import (  # noqa: E402
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)

@@ -17,11 +17,13 @@ _LAZY = {
     "once_differentiable": ".function",
     "gradcheck": ".checks",
     "gradgradcheck": ".checks",
+    "detect_anomaly": ".anomaly_mode",
+    "set_detect_anomaly": ".anomaly_mode",
 }
 
 
 def __getattr__(name):
-    if name in ("functional", "forward_ad", "graph"):
+    if name in ("functional", "forward_ad", "graph", "anomaly_mode"):
         import importlib
 
         return importlib.import_module("." + name, __name__)

@@ -20,7 +20,8 @@ from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
 from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
-from . import hooks, versions
+from . import hooks, saved_hooks, versions
+from .function import LAST_SEQ as _LAST_CUSTOM
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -159,6 +160,8 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         # no write happened after the oldest row), leaves whose value changed shape
         if rows.size and versions.LAST[0] > T.R[rows[-1], R_SEQ]:
             versions.check(rows)
+        if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
+            saved_hooks.unpack_rows(rows)
         cuda = _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any()  # a graph with CUDA rows
     except BaseException:
         T.gaddr[used] = 0
@@ -198,6 +201,9 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     """Supply leaf buffers, seed the roots, run the compiled sweep (returning to Python at
     custom Functions' rows) and collect the results."""
     T = TAPE
+    # Python that runs inside the pass (hooks, custom backwards) may raise: leaves then get
+    # fresh buffers, added to .grad once the whole pass is done (a failed pass leaves it)
+    fresh = T.hooks or hooks.NODES[0] or _custom_rows(rows)
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
         if restrict:
@@ -228,7 +234,7 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
                 raise _size_error(gd.shape, d.shape)
             if (
                 gd is not None
-                and s not in T.hooks  # its hooks see the pass's gradient alone
+                and not fresh
                 and gd.flags.writeable
                 and gd.base is None
                 and gd.shape == d.shape
@@ -250,6 +256,10 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
     ctx = address(ctx_arr)
     stops = _hook_stops(rows) if T.hooks else None  # positions of rows making hooked slots
     i = 0
+    if hooks.NODES[0] or hooks.ANOMALY[0]:  # node hooks, anomaly mode: stepped.py runs it
+        from .stepped import sweep as stepped
+
+        i = stepped(rows, stops, ctx_arr)
     while True:
         part = rows[: stops[0]] if stops else rows
         i = dispatch.sweep(T.R, part, dispatch.FN, ctx, i, _CUSTOM_CODE)
@@ -288,6 +298,13 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
                 del result[s]
         _retained(result)
     return result
+
+
+def _custom_rows(rows):
+    """Whether `rows` hold a custom Function's row (none recorded since the oldest: no)."""
+    if not rows.size or TAPE.R[rows[-1], R_SEQ] > _LAST_CUSTOM[0]:
+        return False
+    return bool((TAPE.R[rows, R_CODE] == _CUSTOM_CODE).any())
 
 
 def _size_error(a, b):
@@ -376,6 +393,8 @@ def _retained(result):
 
 def _free(rows):
     T = TAPE
+    if saved_hooks.PACKED:
+        saved_hooks.drop(rows)
     custom = T.R[rows, R_CODE] == _CUSTOM_CODE
     if custom.any():
         for k in rows[custom].tolist():

@@ -18,11 +18,12 @@ from nbgrad._array import contig
 from .._atomic import deferred
 from ..ops.recording import needs_record, slot_of
 from ..ops.registry import BY_NAME, CUSTOM
-from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
+from ..tape import R_SAVED, R_SEQ, SAVES_NONE, TAPE, _set_slot
 from ..tensor import Tensor
 from .grad_mode import no_grad
 
 _CODE = BY_NAME[CUSTOM].code
+LAST_SEQ = [-1]  # recording stamp of the newest custom Function row (engine._custom_rows)
 
 
 class FunctionCtx:
@@ -31,6 +32,7 @@ class FunctionCtx:
     def __init__(self):
         self.to_save = ()
         self._arrays = ()
+        self._packed = None  # (unpack_hook, packed values) under saved-tensor hooks
         self.needs_input_grad = ()
         self.non_differentiable = ()
         self.materialize_grads = True
@@ -45,6 +47,15 @@ class FunctionCtx:
                     "save_for_backward can only save variables, but argument "
                     f"{tensors.index(t)} is of type {type(t).__name__}"
                 )
+        from .saved_hooks import current
+
+        hk = current()
+        if hk is not None:  # saved-tensor hooks: keep only what pack_hook returns
+            pack, unpack = hk
+            self._packed = (unpack, tuple(pack(t) if t is not None else None for t in tensors))
+            self.to_save, self._arrays = (None,) * len(tensors), ()
+            return
+        self._packed = None
         self.to_save = tensors
         # the values as saved: an in-place op that rebinds a tensor (or `.data =`) must not
         # change what backward reads, and a write into them is caught by the version check
@@ -60,6 +71,11 @@ class FunctionCtx:
             from .engine import SECOND_BACKWARD
 
             raise RuntimeError(SECOND_BACKWARD)
+        if self._packed is not None:  # unpacked on every read, as in PyTorch
+            from .saved_hooks import unpack_value
+
+            unpack, packed = self._packed
+            return tuple(unpack_value(unpack, p) if p is not None else None for p in packed)
         if self.in_graph:  # backward under create_graph: saved tensors keep their graph
             return tuple(self.to_save)
         return tuple(
@@ -111,7 +127,7 @@ class FunctionCtx:
     def release(self):
         """Free what backward needed (called when the graph is freed)."""
         if self.to_save:
-            self.to_save = ()
+            self.to_save, self._packed = (), None
             self.freed = True
 
 
@@ -218,6 +234,7 @@ class Function:
         with TAPE.guard(), deferred():  # row k stays row k, and is whole, until this is done
             out_slots = tuple(TAPE.new_slot() for _ in diff)
             k = TAPE.record(_CODE, dt, out_slots, diff[0]._data, in_slots, saved=ctx)
+            LAST_SEQ[0] = int(TAPE.R[k, R_SEQ])
             if not ctx.to_save:  # nothing to free: may run backward again, as in PyTorch
                 TAPE.R[k, R_SAVED] = SAVES_NONE
             for s, w in zip(out_slots, diff):

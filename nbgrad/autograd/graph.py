@@ -29,7 +29,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
-from . import versions
+from . import hooks, saved_hooks, versions
 from .derivatives import DVJP, Row, _load, on_device, per_sample, sum_to
 from .derivatives.per_sample import Diag
 from .grad_mode import set_grad_enabled
@@ -136,6 +136,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     cache = {}  # slot -> shape, shared by this sweep's Rows
     rows = _walk(roots, (), wanted, cache, True)
     versions.check([k for k, _ in rows])
+    if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
+        saved_hooks.unpack_rows([k for k, _ in rows])
     seeds = [_on_device_of(g, o) for g, o in zip(seeds, outputs)]
     bshape = tuple(seeds[0].shape[:nb]) if seeds else ()
     grads = {}
@@ -150,6 +152,9 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if dg is not None:
                 grads[s], use_diag = dg, True
     hooked = bool(T.hooks) and nb == 0
+    stepping = (hooks.NODES[0] or hooks.ANOMALY[0]) and nb == 0  # node hooks, anomaly mode
+    if stepping:
+        from . import stepped
     # nothing recorded: elementwise rules run on NumPy arrays, IEEE inf/nan as the kernels
     with set_grad_enabled(create_graph), np.errstate(all="ignore"):
         for k, (outs, ins, code, rg) in rows:
@@ -163,6 +168,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                     continue
             if hooked:  # gradient hooks of the outputs: their gradients are complete here
                 gouts = _hooked(outs, gouts, grads)
+            if stepping:
+                gouts = stepped.pre(k, gouts)
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
             gins = None
@@ -177,6 +184,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                 gins = _custom(row, gouts, create_graph)
             else:
                 gins = (DVJP.get(name) or vjp_of(name))(row, *gouts)
+            if stepping:
+                gins = stepped.post(k, gouts, gins)
             for s, g, w in zip(ins, gins, rg):
                 if g is None or not w:
                     continue
@@ -202,6 +211,8 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
             if wanted is None or s in wanted
         }
     if not retain_graph:
+        if saved_hooks.PACKED:
+            saved_hooks.drop([k for k, _ in rows])
         for k, _ in rows:
             if T.R[k, R_SAVED] == SAVES_LIVE:
                 T.R[k, R_SAVED] = SAVES_FREED
@@ -301,4 +312,16 @@ def increment_version(tensor):
         versions.bump(t._data)
 
 
-__all__ = ["increment_version", "needed_rows", "run"]
+from .saved_hooks import (  # noqa: E402 - public as torch.autograd.graph's
+    disable_saved_tensors_hooks,
+    save_on_cpu,
+    saved_tensors_hooks,
+)
+
+__all__ = [  # torch.autograd.graph's names (the sweep itself is nbgrad's internals)
+    "Node",
+    "disable_saved_tensors_hooks",
+    "increment_version",
+    "save_on_cpu",
+    "saved_tensors_hooks",
+]

@@ -73,6 +73,11 @@ def run_gradient_hooks(hooks, grad):
     return grad
 
 
+# Whether a backward must run row by row where needed (`stepped.py`): node hooks
+# registered, anomaly mode on. Read once per backward; a graph without them never looks.
+NODES = [0]  # node pre/post hooks registered (`Node.register_hook`/`register_prehook`)
+ANOMALY = [False]  # anomaly mode (`anomaly.py`)
+
 POST = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
 _QUEUE = []  # final callbacks of the backward under way
 _ACTIVE = [0]

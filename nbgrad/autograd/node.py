@@ -2,14 +2,27 @@
 
 As in PyTorch, a node's class is named for its op (`type(y.grad_fn).__name__` is
 `'MulBackward0'`), and a leaf that requires grad appears among `next_functions` as an
-`AccumulateGrad` node whose `variable` is the leaf."""
+`AccumulateGrad` node whose `variable` is the leaf.
 
+Node objects are made on demand, so what a node holds (its hooks, its `metadata`) is kept
+by the row's recording stamp (`R_SEQ`, never reused, unlike row numbers, which compaction
+changes) in `STATE`, and dropped once no live row has that stamp."""
+
+import itertools
+
+import numpy as np
+
+from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import CUSTOM, OPS
-from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, S_RG, TAPE
+from ..tape import R_CODE, R_DT, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
+from . import hooks
+
+STATE = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
+_IDS = itertools.count()
 
 
 class Node:
-    __slots__ = ("_row", "_slot")
+    __slots__ = ("_row", "_slot", "_seq")
 
     @staticmethod
     def of_slot(slot):
@@ -17,10 +30,78 @@ class Node:
         n = object.__new__(_named(_name(row)))
         n._slot = slot
         n._row = row
+        n._seq = int(TAPE.R[row, R_SEQ])
         return n
 
     def name(self):
         return _name(self._row)
+
+    def _state(self):
+        st = STATE.get(self._seq)
+        if st is None:
+            if len(STATE) >= _prune_at[0]:
+                _prune()
+            st = STATE[self._seq] = [{}, {}, None]
+        return st
+
+    @property
+    def metadata(self):
+        """A dict of this node's own, for whatever the user wants to keep on it."""
+        st = self._state()
+        if st[2] is None:
+            st[2] = {}
+        return st[2]
+
+    def register_prehook(self, fn):
+        """Register a hook called with the node's gradients before it runs.
+
+        Args:
+            fn: `fn(grad_outputs) -> tuple or None`; a tuple (one entry per output, a
+                Tensor or None) replaces grad_outputs.
+
+        Returns a handle whose `remove()` unregisters the hook.
+
+        Example::
+
+            >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+            >>> y = x * 3
+            >>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+            >>> y.sum().backward()
+            >>> x.grad
+            tensor([6., 6.])
+        """
+        return self._register(0, fn)
+
+    def register_hook(self, fn):
+        """Register a hook called after the node computed the gradients of its inputs.
+
+        Args:
+            fn: `fn(grad_inputs, grad_outputs) -> tuple or None`; grad_inputs has one
+                entry per input, in `next_functions` order (None where an input takes
+                no gradient); a tuple returned replaces it.
+
+        Returns a handle whose `remove()` unregisters the hook.
+
+        Example::
+
+            >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+            >>> w = torch.tensor([3.0, 4.0], requires_grad=True)
+            >>> y = x * w
+            >>> h = y.grad_fn.register_hook(lambda gi, go: (gi[0], None))
+            >>> y.sum().backward()
+            >>> x.grad, w.grad
+            (tensor([3., 4.]), None)
+        """
+        return self._register(1, fn)
+
+    def _register(self, which, fn):
+        if TAPE.R[self._row, R_DT] >= CUDA_DT:
+            raise NotImplementedError("node hooks on CUDA tensors' nodes are not supported yet")
+        d = self._state()[which]
+        hid = next(_IDS)
+        d[hid] = fn
+        hooks.NODES[0] += 1
+        return _NodeHandle(d, hid)
 
     @property
     def next_functions(self):
@@ -71,11 +152,30 @@ class AccumulateGrad(Node):
     @staticmethod
     def _of(slot):
         n = object.__new__(AccumulateGrad)
-        n._slot, n._row = slot, -1
+        n._slot, n._row, n._seq = slot, -1, -1
         return n
 
     def name(self):
         return "torch::autograd::AccumulateGrad"  # PyTorch's, for code that compares it
+
+    def register_prehook(self, fn):
+        """`fn((grad,))` before the leaf's gradient is accumulated; a result other than None
+        replaces it (a gradient hook on the leaf)."""
+        from .hooks import register_hook
+
+        def prehook(grad):
+            r = fn((grad,))
+            return None if r is None else r[0]
+
+        return register_hook(self.variable, prehook)
+
+    def register_hook(self, fn):
+        raise NotImplementedError("hooks after AccumulateGrad are not supported; use "
+                                  "Tensor.register_post_accumulate_grad_hook")  # fmt: skip
+
+    @property
+    def metadata(self):
+        raise NotImplementedError("AccumulateGrad nodes have no metadata in nbgrad")
 
     @property
     def variable(self):
@@ -91,3 +191,57 @@ class AccumulateGrad(Node):
 
     def __hash__(self):
         return hash(("acc", self._slot))
+
+
+class _NodeHandle:
+    """`handle.remove()` unregisters a node hook."""
+
+    def __init__(self, d, hid):
+        self._d, self.id = d, hid
+
+    def remove(self):
+        if self._d.pop(self.id, None) is not None:
+            hooks.NODES[0] -= 1
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+_prune_at = [1024]
+
+
+def _prune():
+    """Drop the state of rows no longer on the tape (collected or compacted away)."""
+    live = set(TAPE.R[: TAPE.n, R_SEQ].tolist())
+    for seq in [q for q in STATE if q not in live]:
+        pre, post, _ = STATE.pop(seq)
+        hooks.NODES[0] -= len(pre) + len(post)
+        pre.clear()  # (a handle removed later finds nothing to count)
+        post.clear()
+    _prune_at[0] = max(1024, 2 * len(STATE))
+
+
+def hooks_of(k):
+    """(pre hooks, post hooks) of row k, or None when it has none."""
+    st = STATE.get(int(TAPE.R[k, R_SEQ]))
+    if st is None or not (st[0] or st[1]):
+        return None
+    return st[0], st[1]
+
+
+def hooked_positions(rows):
+    """Positions in `rows` of the rows that have node hooks (the hooks of rows no longer
+    on the tape are dropped here, so that `hooks.NODES` falls back to 0 with them)."""
+    seqs = np.array([q for q, st in STATE.items() if st[0] or st[1]], np.int64)
+    if not seqs.size:
+        return []
+    gone = seqs[~np.isin(seqs, TAPE.R[: TAPE.n, R_SEQ])].tolist()
+    for q in gone:
+        pre, post, _ = STATE.pop(q)
+        hooks.NODES[0] -= len(pre) + len(post)
+        pre.clear()
+        post.clear()
+    return np.flatnonzero(np.isin(TAPE.R[rows, R_SEQ], seqs)).tolist()

@@ -1,3 +1,3 @@
-"""nbgrad.utils: PyTorch's torch.utils for what nbgrad covers (`data`)."""
+"""nbgrad.utils: PyTorch's torch.utils for what nbgrad covers (`data`, `checkpoint`)."""
 
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401
