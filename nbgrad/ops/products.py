@@ -26,6 +26,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):  # noqa: A002
                 [2., 2.]])
     """
     check_tensor(input, "addmm")
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        check_tensor(m, "addmm", name, 2 if name == "mat1" else 3)
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
     p = mm(mat1, mat2)
     _broadcast_check(input, p)
     return _blend(input, p, beta, alpha)
@@ -53,11 +57,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):  # noqa: A002
 
 
 def _broadcast_check(input, p):  # noqa: A002
-    from .pointwise import broadcast_shapes
-
     target = tuple(p.shape)
-    if broadcast_shapes(tuple(input.shape), target) != target:
-        input.expand(*target)  # PyTorch's "expanded size" error
+    try:
+        fits = np.broadcast_shapes(tuple(input.shape), target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        input.expand(*target)  # raises PyTorch's "expanded size" error
 
 
 def _blend(input, prod, beta, alpha):  # noqa: A002

@@ -144,7 +144,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     n, _ = _check_k(input, k, d, "")
     if not 1 <= k <= n:
         raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {dim if input.dim() else 0}"
+            f"kthvalue(): selected number k out of range for dimension {d}"
         )
     v, i = _along(input, d, lambda a, ax: _order(a, ax, False).take([k - 1], ax))
     if not keepdim and input.dim():
