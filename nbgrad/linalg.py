@@ -58,7 +58,7 @@ def _mT(x):
     return x.transpose(-2, -1)
 
 
-def _matrix(A, fname, square=True):
+def _matrix(A, fname, square=True, kernel=None):
     if not isinstance(A, Tensor):
         raise TypeError(
             f"{fname}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}"
@@ -71,6 +71,8 @@ def _matrix(A, fname, square=True):
             f"{A.shape[-1]} matrices"
         )
     if not A.is_floating_point():
+        if kernel:  # PyTorch reaches its kernel before checking the dtype
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(A.dtype)}'")
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got "
             f"{scalar_name(A.dtype)}"
@@ -528,7 +530,7 @@ def eigh(A, UPLO="L", *, out=None):
         tensor([1., 2.])
     """
     _uplo(UPLO)
-    _matrix(A, "linalg.eigh")
+    _matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     return return_types_eigh(*_Eigh.apply(A, UPLO))
 
 
@@ -545,7 +547,7 @@ def eigvalsh(A, UPLO="L", *, out=None):
         tensor([1., 2.])
     """
     _uplo(UPLO)
-    _matrix(A, "linalg.eigvalsh")
+    _matrix(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     return _Eigvalsh.apply(A, UPLO)
 
 
@@ -757,6 +759,11 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):  # 
         >>> torch.linalg.vector_norm(torch.tensor([3., 4.]))
         tensor(5.)
     """
+    if isinstance(x, Tensor) and dtype is None and not x.is_floating_point():
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{scalar_name(x.dtype)}"
+        )
     return _vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
