@@ -143,9 +143,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
     d = wrap_dim(dim, input.dim())
     n, _ = _check_k(input, k, d, "")
     if not 1 <= k <= n:
-        raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {d}"
-        )
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     v, i = _along(input, d, lambda a, ax: _order(a, ax, False).take([k - 1], ax))
     if not keepdim and input.dim():
         v, i = v.squeeze(d), i.squeeze(d)
