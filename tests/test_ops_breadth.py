@@ -465,3 +465,26 @@ def test_composites_on_cuda(name):
     (g,) = nbgrad.autograd.grad(got.sum(), xc)
     (h,) = nbgrad.autograd.grad(want.sum(), x)
     np.testing.assert_allclose(g.cpu().numpy(), h.numpy(), rtol=1e-12)
+
+
+def test_compile_runs_value_dependent_indices_eagerly():
+    """sort's order comes from the values: a compiled program must not replay it frozen."""
+    w = T(np.array([1.0, 10.0, 100.0]))
+
+    def step(x):
+        loss = (nbgrad.sort(x).values * w).sum()
+        loss.backward()
+        return loss
+
+    f = nbgrad.compile(step)
+    for i, (v, order) in enumerate((([3.0, 1.0, 2.0], [1, 2, 0]), ([0.0, 5.0, -1.0], [2, 0, 1]))):
+        x = T(np.array(v), True)
+        if i == 0:  # said once, when the trace is rejected
+            with pytest.warns(Warning, match="frozen"):
+                loss = f(x)
+        else:
+            loss = f(x)
+        want = np.zeros(3)
+        want[order] = [1.0, 10.0, 100.0]
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+        assert loss.item() == float(np.dot(np.array(v)[order], [1.0, 10.0, 100.0]))

@@ -79,8 +79,8 @@ def cummax(input, dim):  # noqa: A002
 
     Example::
 
-        >>> torch.cummax(torch.tensor([1., 3., 2.]), 0)
-        torch.return_types.cummax(values=tensor([1., 3., 3.]), indices=tensor([0, 1, 1]))
+        >>> torch.cummax(torch.tensor([1., 3., 2.]), 0).indices
+        tensor([0, 1, 1])
     """
     return return_types_cummax(*_running(input, dim, True))
 
@@ -94,7 +94,7 @@ def cummin(input, dim):  # noqa: A002
 
     Example::
 
-        >>> torch.cummin(torch.tensor([3., 1., 2.]), 0)
-        torch.return_types.cummin(values=tensor([3., 1., 1.]), indices=tensor([0, 1, 1]))
+        >>> torch.cummin(torch.tensor([3., 1., 2.]), 0).values
+        tensor([3., 1., 1.])
     """
     return return_types_cummin(*_running(input, dim, False))

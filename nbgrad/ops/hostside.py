@@ -9,10 +9,21 @@ import numpy as np
 from nbgrad._array import contig
 
 from ..tensor import Tensor
+from . import indexing
 
 
 def values(x):
-    """x's values as a NumPy array (a host copy for a CUDA tensor)."""
+    """x's values as a NumPy array (a host copy for a CUDA tensor).
+
+    Positions computed from them are fixed numbers in the recorded gather, so
+    nbgrad.compile must not replay it for new values: a traced call is rejected (it then
+    runs eagerly, as the compile's `fallback` says)."""
+    hooks = getattr(indexing.TRACE, "__self__", None)
+    if hooks is not None and x._rg:
+        hooks.reject(
+            "an index computed on the host from a traced tensor's values (sort, topk, "
+            "unique, cummax, ...): the positions would be frozen"
+        )
     return x.detach().cpu()._data if x.is_cuda else x._data
 
 

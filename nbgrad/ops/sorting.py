@@ -53,8 +53,9 @@ def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
 
     Example::
 
-        >>> torch.sort(torch.tensor([3., 1., 2.]))
-        torch.return_types.sort(values=tensor([1., 2., 3.]), indices=tensor([1, 2, 0]))
+        >>> v, i = torch.sort(torch.tensor([3., 1., 2.]))
+        >>> v, i
+        (tensor([1., 2., 3.]), tensor([1, 2, 0]))
     """
     check_tensor(input, "sort")
     d = wrap_dim(dim, input.dim())
@@ -94,11 +95,9 @@ def msort(input):  # noqa: A002
     return sort(input, 0).values
 
 
-def _check_k(input, k, dim, msg):  # noqa: A002
-    n = input.shape[dim] if input.dim() else 1
+def _check_k(k):
     if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
         raise TypeError(f"k must be an int, not {type(k).__name__}")
-    return n, msg
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
@@ -113,12 +112,13 @@ def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
 
     Example::
 
-        >>> torch.topk(torch.tensor([1., 4., 2., 3.]), 2)
-        torch.return_types.topk(values=tensor([4., 3.]), indices=tensor([1, 3]))
+        >>> torch.topk(torch.tensor([1., 4., 2., 3.]), 2).indices
+        tensor([1, 3])
     """
     check_tensor(input, "topk")
     d = wrap_dim(dim, input.dim())
-    n, _ = _check_k(input, k, d, "")
+    _check_k(k)
+    n = input.shape[d] if input.dim() else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     v, i = _along(input, d, lambda a, ax: _order(a, ax, largest).take(range(k), ax))
@@ -136,12 +136,13 @@ def kthvalue(input, k, dim=-1, keepdim=False):  # noqa: A002
 
     Example::
 
-        >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2)
-        torch.return_types.kthvalue(values=tensor(2.), indices=tensor(2))
+        >>> torch.kthvalue(torch.tensor([3., 1., 2.]), 2).values
+        tensor(2.)
     """
     check_tensor(input, "kthvalue")
     d = wrap_dim(dim, input.dim())
-    n, _ = _check_k(input, k, d, "")
+    _check_k(k)
+    n = input.shape[d] if input.dim() else 1
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     v, i = _along(input, d, lambda a, ax: _order(a, ax, False).take([k - 1], ax))
