@@ -683,6 +683,8 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
         >>> torch.linalg.matrix_rank(torch.tensor([[1., 2.], [2., 4.]]))
         tensor(1)
     """
+    if isinstance(A, Tensor) and not A.is_floating_point():
+        raise RuntimeError("This function doesn't handle types other than float and double")
     _matrix(A, "linalg.matrix_rank", square=bool(hermitian))
     a = A._data
     s = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)

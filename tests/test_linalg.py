@@ -216,6 +216,7 @@ def test_errors_as_torch():
     same_error(lambda a: LA.matrix_norm(a, 3), lambda a: torch.linalg.matrix_norm(a, 3), A)
     same_error(LA.matrix_norm, torch.linalg.matrix_norm, A[0])
     same_error(LA.vector_norm, torch.linalg.vector_norm, np.ones(2, np.int64))
+    same_error(LA.matrix_rank, torch.linalg.matrix_rank, np.ones((2, 2), np.int64))
     with pytest.raises(RuntimeError):  # torch.linalg.LinAlgError is a RuntimeError too
         LA.inv(T(SING))
     with pytest.raises(LA.LinAlgError):

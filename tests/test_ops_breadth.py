@@ -488,3 +488,19 @@ def test_compile_runs_value_dependent_indices_eagerly():
         want[order] = [1.0, 10.0, 100.0]
         np.testing.assert_array_equal(x.grad.numpy(), want)
         assert loss.item() == float(np.dot(np.array(v)[order], [1.0, 10.0, 100.0]))
+
+
+@needs_torch
+def test_bad_argument_types_as_torch():
+    ints = np.ones((2, 2), np.int64)
+    same_error(lambda t: nbgrad.roll(t, 1.5), lambda t: torch.roll(t, 1.5), X)
+    same_error(lambda t: nbgrad.roll(t, 1, 0.5), lambda t: torch.roll(t, 1, 0.5), X)
+    same_error(
+        lambda t, r: nbgrad.repeat_interleave(t, r), lambda t, r: torch.repeat_interleave(t, r),
+        V[:3], np.array([1.0, 2.0, 3.0]),
+    )  # fmt: skip
+    same_error(nbgrad.repeat_interleave, torch.repeat_interleave, np.array([1.0, 2.0]))
+    same_error(nbgrad.cdist, torch.cdist, ints, ints)
+    same_error(nbgrad.cdist, torch.cdist, A23, ints[:, :1].repeat(3, 1))
+    same_error(lambda a, b: nbgrad.lerp(a, b, 0.5), lambda a, b: torch.lerp(a, b, 0.5), ints, ints)
+    same_error(nbgrad.lerp, torch.lerp, ints, ints, ints)

@@ -5,6 +5,7 @@ and CUDA come from its pieces.
 
 import numpy as np
 
+from .._dtype import scalar_name
 from .hostside import check_tensor
 from .linalg import bmm, mm
 
@@ -171,8 +172,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         raise RuntimeError("cdist only supports non-negative p values")
     if not (x1.is_floating_point() and x2.is_floating_point()):
         raise RuntimeError(
-            "cdist only supports floating-point dtypes, X1 got: "
-            f"{x1.dtype.name.capitalize() if not x1.is_floating_point() else x1.dtype}"
+            "cdist only supports floating-point dtypes, "
+            + ("X1" if not x1.is_floating_point() else "X2")
+            + " got: "
+            + scalar_name((x1 if not x1.is_floating_point() else x2).dtype)
         )
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     from .reduce import vector_norm
@@ -195,6 +198,9 @@ def lerp(input, end, weight):  # noqa: A002
     """
     check_tensor(input, "lerp")
     check_tensor(end, "lerp", "end", 2)
+    if not input.is_floating_point():
+        kernel = "lerp_kernel_tensor" if hasattr(weight, "dtype") else "lerp_kernel_scalar"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(input.dtype)}'")
     if end.dtype is not input.dtype:
         raise RuntimeError(f"expected dtype {_tname(input)} for `end` but got dtype {_tname(end)}")
     if hasattr(weight, "dtype") and weight.dtype is not input.dtype:

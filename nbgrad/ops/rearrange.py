@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from ..tensor import Tensor
 from . import indexing
 from .hostside import check_tensor, on_device_of, values, wrap_dim
@@ -28,10 +29,8 @@ def roll(input, shifts, dims=None):  # noqa: A002
         tensor([3, 1, 2])
     """
     check_tensor(input, "roll")
-    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
-    if dims is None:
-        dims = ()
-    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    shifts = _ints(shifts, "shifts", 2)
+    dims = _ints(() if dims is None else dims, "dims", 3)
     if not dims and len(shifts) != 1:
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
@@ -49,6 +48,25 @@ def roll(input, shifts, dims=None):  # noqa: A002
     else:
         pos = np.roll(pos.reshape(-1), shifts[0]).reshape(shape)
     return indexing.take(input, np.ascontiguousarray(pos), shape, "IndexBackward0")
+
+
+def _ints(v, arg, pos):
+    """An int or a sequence of ints as a tuple, else PyTorch's TypeError."""
+    ok = lambda i: isinstance(i, (int, np.integer)) and not isinstance(i, bool)  # noqa: E731
+    if ok(v):
+        return (int(v),)
+    if isinstance(v, (tuple, list)) and all(ok(i) for i in v):
+        return tuple(int(i) for i in v)
+    raise TypeError(
+        f"roll(): argument '{arg}' (position {pos}) must be tuple of ints, not {type(v).__name__}"
+    )
+
+
+def _check_repeats(t):
+    if t.is_floating_point() or t.dtype is _dtype.bool_:
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(t.dtype)}'"
+        )
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
@@ -72,8 +90,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
         reps = values(input)
         if reps.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if reps.dtype.kind not in "iu":
-            raise RuntimeError("repeats has to be Long or Int tensor")
+        _check_repeats(input)
         if reps.size and reps.min() < 0:
             raise RuntimeError("repeats can not be negative")
         return on_device_of(np.repeat(np.arange(reps.size, dtype=np.int64), reps), input)
@@ -84,8 +101,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # no
         reps = values(repeats)
         if reps.ndim > 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if reps.dtype.kind not in "iu":
-            raise RuntimeError("repeats has to be Long or Int tensor")
+        _check_repeats(repeats)
         reps = reps.reshape(-1)
         if reps.size == 1:
             reps = np.full(size, reps[0])
