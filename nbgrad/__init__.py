@@ -76,6 +76,37 @@ from .device import device
 from .functions import *  # noqa: F403
 
 __version__ = "0.1.0"
+
+# sorting, triangles, running products, products and rearrangements (nbgrad/ops/), and
+# torch.linalg with its top-level aliases
+from . import linalg  # noqa: E402
+from .linalg import det, logdet, slogdet  # noqa: E402
+from .linalg import inv as inverse  # noqa: E402
+from .ops.cumulative import cummax, cummin, cumprod  # noqa: E402
+from .ops.products import addmm, baddbmm, cdist, kron, lerp, tensordot  # noqa: E402
+from .ops.rearrange import cartesian_prod, meshgrid, repeat_interleave, roll  # noqa: E402
+from .ops.sorting import (  # noqa: E402
+    argsort,
+    bucketize,
+    histc,
+    kthvalue,
+    msort,
+    searchsorted,
+    sort,
+    topk,
+    unique,
+)
+from .ops.triangular import (  # noqa: E402
+    diag,
+    diag_embed,
+    diagonal,
+    trace,
+    tril,
+    tril_indices,
+    triu,
+    triu_indices,
+)
+
 # the ops behind nn's layers define kernels: imported here, under the hashed cache dir too
 # (Numba's own cache would not notice edits to the helpers they inline)
 with _cache.numba_cache_dir():
