@@ -1080,6 +1080,41 @@ class Tensor:
         return _fn_ops().inverse(self)
 
 
+# methods of the block above: device-agnostic composites (they check devices themselves), so
+# the CUDA twin keeps them (backends/cuda/tensor.py)
+COMPOSITE_METHODS = frozenset(
+    (
+        "tril",
+        "triu",
+        "diagonal",
+        "diag",
+        "diag_embed",
+        "trace",
+        "sort",
+        "argsort",
+        "msort",
+        "topk",
+        "kthvalue",
+        "unique",
+        "histc",
+        "cumprod",
+        "cummax",
+        "cummin",
+        "roll",
+        "repeat_interleave",
+        "lerp",
+        "addmm",
+        "baddbmm",
+        "bmm",
+        "kron",
+        "det",
+        "logdet",
+        "slogdet",
+        "inverse",
+    )
+)
+
+
 def _fn_ops():
     """The package namespace, where the ops above live (imported after this module)."""
     import nbgrad

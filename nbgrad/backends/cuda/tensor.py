@@ -15,7 +15,7 @@ from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
 from ...ops.views import _infer, as_shape
 from ...tape import MAXD, too_many_dims
-from ...tensor import Tensor, _wrap_dim
+from ...tensor import COMPOSITE_METHODS, Tensor, _wrap_dim
 from . import ops
 from . import runtime as rt
 
@@ -606,7 +606,7 @@ _KEEP = {
 for _n, _v in list(vars(Tensor).items()):
     if _n.startswith("_") and _n not in ("__getitem__", "__setitem__", "__invert__"):
         continue
-    if _n in _KEEP or _n in vars(CudaTensor) or not callable(_v):
+    if _n in _KEEP or _n in COMPOSITE_METHODS or _n in vars(CudaTensor) or not callable(_v):
         continue
     setattr(CudaTensor, _n, _missing(_n))
 for _n in ("long", "int", "bool"):
