@@ -28,6 +28,7 @@ NO_EXAMPLE = {}
 NBGRAD_ONLY = {
     "manual_seed": "returns None; PyTorch's returns its Generator, which the example would print",
     "randn": "calls manual_seed (as above)",
+    "cuda.is_simulated": "nbgrad only (PyTorch has no CUDA simulator)",
 }
 
 

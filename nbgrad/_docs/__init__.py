@@ -11,13 +11,16 @@ tests/test_docstrings.py (against nbgrad, and against PyTorch where it is instal
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 
 def attach(target: Any, docs_module: str) -> None:
     """Sets the docstrings in `nbgrad._docs.<docs_module>.DOCS` on the attributes of `target`
-    (a module or class) that they name."""
+    (a class, or a module or its name: modules call `attach(__name__, ...)` last)."""
     docs = importlib.import_module(f"{__name__}.{docs_module}").DOCS
+    if isinstance(target, str):
+        target = sys.modules[target]
     for name, doc in docs.items():
         obj = target
         for part in name.split("."):

@@ -14,11 +14,9 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
-import sys  # noqa: E402
-
 from .. import _docs  # noqa: E402
 from . import parallel  # noqa: E402, F401  (DistributedDataParallel)
 
-_docs.attach(sys.modules[__name__], "nn")
+_docs.attach(__name__, "nn")
 _docs.attach(functional, "nn_functional")
 _docs.attach(init, "nn_init")
