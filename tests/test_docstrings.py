@@ -29,6 +29,7 @@ NBGRAD_ONLY = {
     "manual_seed": "returns None; PyTorch's returns its Generator, which the example would print",
     "randn": "calls manual_seed (as above)",
     "cuda.is_simulated": "nbgrad only (PyTorch has no CUDA simulator)",
+    "compile": "PyTorch's compile would build C++ kernels: slow, and needs a compiler",
 }
 
 

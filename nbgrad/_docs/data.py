@@ -84,8 +84,8 @@ DOCS = {
         tensor([0., 1., 4., 9.])
     """,
     "DistributedSampler": """Gives each of `num_replicas` processes its own share of the dataset's
-    indices (padded or truncated so every rank gets the same count); call `set_epoch(e)`
-    before each epoch for a new shuffle.
+    indices (padded or truncated so every rank gets the same count); call `set_epoch(e)` before each
+    epoch for a new shuffle.
 
     Args:
         dataset (Dataset): the dataset.
@@ -102,8 +102,7 @@ DOCS = {
         [1, 3, 0]
     """,
     "IterableDataset": """The base class of datasets that are iterables of samples (`__iter__`),
-    with
-    no indices and no sampler.
+    with no indices and no sampler.
 
     Example::
 
@@ -209,8 +208,7 @@ DOCS = {
         (tensor([3., 4.]), tensor(1))
     """,
     "WeightedRandomSampler": """Yields `num_samples` indices drawn with probabilities proportional
-    to
-    `weights`.
+    to `weights`.
 
     Args:
         weights (sequence of floats): one non-negative weight per index.
@@ -236,8 +234,7 @@ DOCS = {
         [True]
     """,
     "default_collate": """Collates a list of samples into a batch: tensors and NumPy arrays are
-    stacked
-    along a new first dimension, Python numbers become tensors, and tuples, lists and dicts
+    stacked along a new first dimension, Python numbers become tensors, and tuples, lists and dicts
     are collated field by field.
 
     Args:

@@ -67,8 +67,8 @@ DOCS = {
         tensor([0.1667, 0.3333, 0.5000])
     """,
     "Distribution": """The base class of probability distributions: `sample`, `rsample`
-    (differentiable
-    samples), `log_prob`, `entropy`, `mean`, `variance`, `batch_shape` and `event_shape`.
+    (differentiable samples), `log_prob`, `entropy`, `mean`, `variance`, `batch_shape` and
+    `event_shape`.
 
     Args:
         batch_shape (Size): the shape of independent, non-identical parameters.
@@ -115,8 +115,7 @@ DOCS = {
         tensor([2.])
     """,
     "Independent": """Reinterprets batch dimensions of a distribution as event dimensions:
-    `log_prob`
-    sums over them.
+    `log_prob` sums over them.
 
     Args:
         base_distribution (Distribution): the distribution.
@@ -234,8 +233,7 @@ DOCS = {
         (tensor([2.]), tensor([1.3333]))
     """,
     "kl_divergence": """Returns the Kullback-Leibler divergence `KL(p || q)` between two
-    distributions
-    (for the pairs registered with `register_kl`).
+    distributions (for the pairs registered with `register_kl`).
 
     Args:
         p (Distribution): the first distribution.
@@ -249,8 +247,7 @@ DOCS = {
         tensor([0.4431])
     """,
     "register_kl": """Decorator that registers a function computing `KL(p || q)` for distributions
-    of
-    the types `type_p` and `type_q` (used by `kl_divergence`).
+    of the types `type_p` and `type_q` (used by `kl_divergence`).
 
     Args:
         type_p (type): a subclass of Distribution.

@@ -161,8 +161,8 @@ DOCS = {
         >>> torch.argmin(x, dim=1)
         tensor([0, 1])
     """,
-    "as_tensor": """Converts `data` to a tensor, sharing memory with a Tensor or NumPy array of
-    the requested dtype and device (else copying).
+    "as_tensor": """Converts `data` to a tensor, sharing memory with a Tensor or NumPy array of the
+    requested dtype and device (else copying).
 
     Args:
         data (array_like): a Tensor, NumPy array, list, tuple or scalar.
@@ -222,8 +222,8 @@ DOCS = {
         >>> torch.bmm(torch.ones(4, 2, 3), torch.ones(4, 3, 5)).shape
         nbgrad.Size([4, 2, 5])
     """,
-    "ceil": """Returns a new tensor with the ceiling (the smallest integer not less than it) of
-    each element of `input`.
+    "ceil": """Returns a new tensor with the ceiling (the smallest integer not less than it) of each
+    element of `input`.
 
     Args:
         input (Tensor): the input tensor.
@@ -281,8 +281,8 @@ DOCS = {
         >>> torch.clamp_min(torch.tensor([-2., 0.5]), 0.)
         tensor([0.0000, 0.5000])
     """,
-    "clone": """Returns a copy of `input` that is recorded in the graph (gradients flow back
-    to `input`).
+    "clone": """Returns a copy of `input` that is recorded in the graph (gradients flow back to
+    `input`).
 
     Args:
         input (Tensor): the tensor to copy.
@@ -603,8 +603,8 @@ DOCS = {
         >>> torch.full_like(torch.zeros(2), 5.)
         tensor([5., 5.])
     """,
-    "gather": """Gathers values of `input` along `dim` at the positions in `index`:
-    `out[i][j] = input[index[i][j]][j]` for `dim=0`, `input[i][index[i][j]]` for `dim=1`.
+    "gather": """Gathers values of `input` along `dim` at the positions in `index`: `out[i][j] =
+    input[index[i][j]][j]` for `dim=0`, `input[i][index[i][j]]` for `dim=1`.
 
     Args:
         input (Tensor): the source tensor.
@@ -633,8 +633,8 @@ DOCS = {
         >>> torch.ge(torch.tensor([1., 2., 3.]), 2)
         tensor([False,  True,  True])
     """,
-    "gelu": """Applies the Gaussian error linear unit elementwise: `x * Phi(x)`, with `Phi`
-    the standard normal CDF (`approximate="tanh"` uses the tanh approximation).
+    "gelu": """Applies the Gaussian error linear unit elementwise: `x * Phi(x)`, with `Phi` the
+    standard normal CDF (`approximate="tanh"` uses the tanh approximation).
 
     Args:
         input (Tensor): the input tensor.
@@ -688,8 +688,8 @@ DOCS = {
         >>> torch.hstack([torch.zeros(2, 1), torch.ones(2, 2)]).shape
         nbgrad.Size([2, 3])
     """,
-    "index_add": """Returns a copy of `input` with `alpha * source` added at the indices `index`
-    of dimension `dim` (repeated indices accumulate).
+    "index_add": """Returns a copy of `input` with `alpha * source` added at the indices `index` of
+    dimension `dim` (repeated indices accumulate).
 
     Args:
         input (Tensor): the tensor to add into.
@@ -776,8 +776,8 @@ DOCS = {
         >>> torch.lgamma(torch.tensor([0.5, 1.0, 2.0]))
         tensor([0.5724, 0.0000, 0.0000])
     """,
-    "linspace": """Returns a 1-D tensor of `steps` values evenly spaced from `start` to `end`
-    (both included).
+    "linspace": """Returns a 1-D tensor of `steps` values evenly spaced from `start` to `end` (both
+    included).
 
     Args:
         start (Number): the first value.
@@ -982,8 +982,8 @@ DOCS = {
         tensor([[2., 1.],
                 [4., 3.]])
     """,
-    "movedim": """Moves the dimension(s) `source` of `input` to the position(s) `destination`;
-    the other dimensions keep their order. Alias: `moveaxis`.
+    "movedim": """Moves the dimension(s) `source` of `input` to the position(s) `destination`; the
+    other dimensions keep their order. Alias: `moveaxis`.
 
     Args:
         input (Tensor): the input tensor.
@@ -1007,8 +1007,8 @@ DOCS = {
         tensor([[1., 2.],
                 [3., 6.]])
     """,
-    "narrow": """Returns a view of `input` restricted to `length` entries of dimension `dim`,
-    from `start`.
+    "narrow": """Returns a view of `input` restricted to `length` entries of dimension `dim`, from
+    `start`.
 
     Args:
         input (Tensor): the input tensor.
@@ -1294,8 +1294,8 @@ DOCS = {
         >>> torch.scatter_add(torch.zeros(3), 0, torch.tensor([0, 2, 0]), src)
         tensor([4., 0., 2.])
     """,
-    "seed": """Seeds the random number generator from a non-deterministic source and returns
-    the seed.
+    "seed": """Seeds the random number generator from a non-deterministic source and returns the
+    seed.
 
     Example::
 
@@ -1491,8 +1491,8 @@ DOCS = {
         tensor([[1., 3.],
                 [2., 4.]])
     """,
-    "take_along_dim": """Takes values of `input` at `indices` along `dim` (broadcasting the two),
-    or from the flattened input without `dim`.
+    "take_along_dim": """Takes values of `input` at `indices` along `dim` (broadcasting the two), or
+    from the flattened input without `dim`.
 
     Args:
         input (Tensor): the source tensor.
@@ -1622,8 +1622,8 @@ DOCS = {
         tensor([[1., 2.],
                 [3., 4.]])
     """,
-    "where": """Returns elements of `input` where `condition` is True and of `other` elsewhere;
-    with only `condition`, the indices of its True elements.
+    "where": """Returns elements of `input` where `condition` is True and of `other` elsewhere; with
+    only `condition`, the indices of its True elements.
 
     Args:
         condition (BoolTensor): where to take `input`.
@@ -1650,5 +1650,110 @@ DOCS = {
 
         >>> torch.zeros_like(torch.tensor([[1., 2.]]))
         tensor([[0., 0.]])
+    """,
+    "BoolTensor": """Legacy constructor of bool tensors: `BoolTensor(data)` copies a (nested) list,
+    and `BoolTensor(*sizes)` makes an uninitialised tensor of that shape. Prefer `nbgrad.tensor`.
+
+    Args:
+        *args: data (a list or tuple), or sizes (ints).
+
+    Example::
+
+        >>> torch.BoolTensor([True, False])
+        tensor([ True, False])
+        >>> torch.BoolTensor(2, 3).shape
+        nbgrad.Size([2, 3])
+    """,
+    "DoubleTensor": """Legacy constructor of float64 tensors: `DoubleTensor(data)` copies a (nested)
+    list, and `DoubleTensor(*sizes)` makes an uninitialised tensor of that shape. Prefer
+    `nbgrad.tensor`.
+
+    Args:
+        *args: data (a list or tuple), or sizes (ints).
+
+    Example::
+
+        >>> torch.DoubleTensor([1.5])
+        tensor([1.5000], dtype=nbgrad.float64)
+        >>> torch.DoubleTensor(2, 3).shape
+        nbgrad.Size([2, 3])
+    """,
+    "FloatTensor": """Legacy constructor of float32 tensors: `FloatTensor(data)` copies a (nested)
+    list, and `FloatTensor(*sizes)` makes an uninitialised tensor of that shape. Prefer
+    `nbgrad.tensor`.
+
+    Args:
+        *args: data (a list or tuple), or sizes (ints).
+
+    Example::
+
+        >>> torch.FloatTensor([[1, 2]])
+        tensor([[1., 2.]])
+        >>> torch.FloatTensor(2, 3).shape
+        nbgrad.Size([2, 3])
+    """,
+    "LongTensor": """Legacy constructor of int64 tensors: `LongTensor(data)` copies a (nested) list,
+    and `LongTensor(*sizes)` makes an uninitialised tensor of that shape. Prefer `nbgrad.tensor`.
+
+    Args:
+        *args: data (a list or tuple), or sizes (ints).
+
+    Example::
+
+        >>> torch.LongTensor([1, 2])
+        tensor([1, 2])
+        >>> torch.LongTensor(2, 3).shape
+        nbgrad.Size([2, 3])
+    """,
+    "dtype": """The type of a tensor's elements: `nbgrad.float32`, `float64`, `int32`, `int64` or
+    `bool`. A dtype compares equal only to itself.
+
+    Example::
+
+        >>> torch.tensor([1., 2.]).dtype
+        nbgrad.float32
+        >>> torch.float64.is_floating_point, torch.int64.is_floating_point
+        (True, False)
+        >>> isinstance(torch.float32, torch.dtype)
+        True
+    """,
+    "from_numpy": """Returns a tensor sharing memory with a NumPy array (a C-contiguous one; others
+    are copied, since nbgrad keeps every tensor contiguous).
+
+    Args:
+        ndarray (numpy.ndarray): the array.
+
+    Example::
+
+        >>> import numpy as np
+        >>> a = np.array([1., 2.])
+        >>> t = torch.from_numpy(a)
+        >>> a[0] = 5.
+        >>> t
+        tensor([5., 2.], dtype=nbgrad.float64)
+    """,
+    "promote_types": """Returns the dtype that arithmetic on the two dtypes computes in (the
+    smallest that holds both, as in PyTorch's promotion rules).
+
+    Args:
+        type1 (nbgrad.dtype): the first dtype.
+        type2 (nbgrad.dtype): the second dtype.
+
+    Example::
+
+        >>> torch.promote_types(torch.int64, torch.float32)
+        nbgrad.float32
+        >>> torch.promote_types(torch.float32, torch.float64)
+        nbgrad.float64
+    """,
+    "silu": """Applies the sigmoid linear unit elementwise: `x * sigmoid(x)`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> torch.nn.functional.silu(torch.tensor([-1., 0., 2.]))
+        tensor([-0.2689,  0.0000,  1.7616])
     """,
 }

@@ -3,8 +3,7 @@ PyTorch's."""
 
 DOCS = {
     "ChainedScheduler": """Steps several schedulers together, each acting on the learning rate the
-    previous
-    one left.
+    previous one left.
 
     Args:
         schedulers (list of LRScheduler): the schedulers.
@@ -169,8 +168,8 @@ DOCS = {
         >>> lrs
         [0.5, 0.3333, 0.25]
     """,
-    "LinearLR": """Scales the learning rate by a factor that changes linearly from `start_factor`
-    to `end_factor` over `total_iters` epochs.
+    "LinearLR": """Scales the learning rate by a factor that changes linearly from `start_factor` to
+    `end_factor` over `total_iters` epochs.
 
     Args:
         optimizer (Optimizer): the wrapped optimizer.
@@ -279,8 +278,7 @@ DOCS = {
         [0.5625, 0.25, 0.0625, 0.0]
     """,
     "ReduceLROnPlateau": """Multiplies the learning rate by `factor` once a metric has stopped
-    improving for
-    `patience` epochs; `step(metric)` takes the metric.
+    improving for `patience` epochs; `step(metric)` takes the metric.
 
     Args:
         optimizer (Optimizer): the wrapped optimizer.

@@ -6,8 +6,7 @@ PyTorch's.
 
 DOCS = {
     "AdaptiveAvgPool1d": """Applies a 1-D mean pooling whose windows are chosen to give the output
-    size
-    `output_size`.
+    size `output_size`.
 
     Args:
         output_size (int or tuple): the spatial size of the output (None keeps a dimension).
@@ -21,8 +20,7 @@ DOCS = {
         tensor([[[1., 4.]]])
     """,
     "AdaptiveAvgPool2d": """Applies a 2-D mean pooling whose windows are chosen to give the output
-    size
-    `output_size`.
+    size `output_size`.
 
     Args:
         output_size (int or tuple): the spatial size of the output (None keeps a dimension).
@@ -37,8 +35,7 @@ DOCS = {
                   [10.5000, 12.5000]]]])
     """,
     "AdaptiveMaxPool1d": """Applies a 1-D maximum pooling whose windows are chosen to give the
-    output size
-    `output_size`.
+    output size `output_size`.
 
     Args:
         output_size (int or tuple): the spatial size of the output (None keeps a dimension).
@@ -53,8 +50,7 @@ DOCS = {
         tensor([[[2., 5.]]])
     """,
     "AdaptiveMaxPool2d": """Applies a 2-D maximum pooling whose windows are chosen to give the
-    output size
-    `output_size`.
+    output size `output_size`.
 
     Args:
         output_size (int or tuple): the spatial size of the output (None keeps a dimension).
@@ -123,8 +119,8 @@ DOCS = {
         >>> loss(torch.tensor([0.9, 0.2]), torch.tensor([1., 0.]))
         tensor(0.1643)
     """,
-    "BCEWithLogitsLoss": """Binary cross-entropy on logits: a sigmoid and `BCELoss` in one,
-    computed stably.
+    "BCEWithLogitsLoss": """Binary cross-entropy on logits: a sigmoid and `BCELoss` in one, computed
+    stably.
 
     Args:
         weight (Tensor, optional): a weight per element, broadcast with the input.
@@ -143,8 +139,7 @@ DOCS = {
         tensor(0.2201)
     """,
     "BatchNorm1d": """Batch normalisation: in training, normalises each channel with the batch's
-    mean
-    and (biased) variance and updates running estimates; in evaluation mode, uses the running
+    mean and (biased) variance and updates running estimates; in evaluation mode, uses the running
     estimates. Then applies a per-channel affine transform.
 
     Args:
@@ -170,8 +165,7 @@ DOCS = {
         tensor([0.2000, 0.4000])
     """,
     "BatchNorm2d": """Batch normalisation: in training, normalises each channel with the batch's
-    mean
-    and (biased) variance and updates running estimates; in evaluation mode, uses the running
+    mean and (biased) variance and updates running estimates; in evaluation mode, uses the running
     estimates. Then applies a per-channel affine transform.
 
     Args:
@@ -259,8 +253,7 @@ DOCS = {
         nbgrad.Size([8, 3, 3, 3])
     """,
     "ConvTranspose1d": """Applies a 1-D transposed convolution (the gradient of `Conv1d` with
-    respect to
-    its input), often used to upsample.
+    respect to its input), often used to upsample.
 
     `L_out = (L - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1`
     in each spatial dimension.
@@ -287,8 +280,7 @@ DOCS = {
         nbgrad.Size([4, 3, 10])
     """,
     "ConvTranspose2d": """Applies a 2-D transposed convolution (the gradient of `Conv2d` with
-    respect to
-    its input), often used to upsample.
+    respect to its input), often used to upsample.
 
     `L_out = (L - 1) * stride - 2 * padding + dilation * (kernel_size - 1) + output_padding + 1`
     in each spatial dimension.
@@ -348,8 +340,8 @@ DOCS = {
         >>> nn.CosineSimilarity(dim=1)(x1, x2)
         tensor([ 0.7071, -1.0000])
     """,
-    "CrossEntropyLoss": """Cross-entropy between logits and target classes (or class
-    probabilities): `LogSoftmax` and `NLLLoss` in one.
+    "CrossEntropyLoss": """Cross-entropy between logits and target classes (or class probabilities):
+    `LogSoftmax` and `NLLLoss` in one.
 
     Args:
         weight (Tensor, optional): a weight per class, of shape `(C,)`.
@@ -367,8 +359,8 @@ DOCS = {
         >>> loss(torch.tensor([[2., 0., 0.], [0., 0., 3.]]), torch.tensor([0, 2]))
         tensor(0.1672)
     """,
-    "Dropout": """During training, zeroes each element with probability `p` and scales the others
-    by `1 / (1 - p)`; in evaluation mode (`module.eval()`), the identity.
+    "Dropout": """During training, zeroes each element with probability `p` and scales the others by
+    `1 / (1 - p)`; in evaluation mode (`module.eval()`), the identity.
 
     Args:
         p (float): the probability of zeroing an element. Default: 0.5.
@@ -416,8 +408,8 @@ DOCS = {
         >>> nn.Dropout2d(p=0.5)(torch.ones(2, 4, 3, 3)).shape
         nbgrad.Size([2, 4, 3, 3])
     """,
-    "ELU": """Applies the exponential linear unit elementwise: `x` if `x > 0`, else `alpha *
-    (exp(x) - 1)`.
+    "ELU": """Applies the exponential linear unit elementwise: `x` if `x > 0`, else `alpha * (exp(x)
+    - 1)`.
 
     Args:
         alpha (float): the scale of the negative part. Default: 1.0.
@@ -454,8 +446,7 @@ DOCS = {
         nbgrad.Size([2, 2, 3])
     """,
     "EmbeddingBag": """Sums, averages or takes the maximum of bags of embeddings, without building
-    the
-    intermediate embeddings.
+    the intermediate embeddings.
 
     Args:
         num_embeddings (int): the size of the table.
@@ -588,8 +579,8 @@ DOCS = {
         >>> nn.Identity(54, unused="x")(torch.tensor([1., 2.]))
         tensor([1., 2.])
     """,
-    "KLDivLoss": """The Kullback-Leibler divergence loss: `target * (log(target) - input)`, with
-    the input given as log-probabilities.
+    "KLDivLoss": """The Kullback-Leibler divergence loss: `target * (log(target) - input)`, with the
+    input given as log-probabilities.
 
     Args:
         log_target (bool): the target is given as log-probabilities too. Default: False.
@@ -812,9 +803,8 @@ DOCS = {
         >>> len(layers), len(list(layers.parameters()))
         (3, 6)
     """,
-    "MultiheadAttention": """Multi-head attention: `Attention(Q W_q, K W_k, V W_v)` over
-    `num_heads` heads,
-    concatenated and projected.
+    "MultiheadAttention": """Multi-head attention: `Attention(Q W_q, K W_k, V W_v)` over `num_heads`
+    heads, concatenated and projected.
 
     Args:
         embed_dim (int): the model dimension E.
@@ -854,8 +844,8 @@ DOCS = {
         >>> loss(torch.log(torch.tensor([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])), torch.tensor([0, 2]))
         tensor(0.2899)
     """,
-    "PairwiseDistance": """Returns the p-norm distance between the rows of `x1` and `x2`:
-    `||x1 - x2 + eps||_p`.
+    "PairwiseDistance": """Returns the p-norm distance between the rows of `x1` and `x2`: `||x1 - x2
+    + eps||_p`.
 
     Args:
         p (float): the norm degree. Default: 2.
@@ -931,8 +921,7 @@ DOCS = {
         tensor(0.8591)
     """,
     "RMSNorm": """Root-mean-square normalisation over the last dimensions: `x / sqrt(mean(x**2) +
-    eps)`,
-    times a learned `weight`.
+    eps)`, times a learned `weight`.
 
     Args:
         normalized_shape (int or tuple of ints): the shape of the trailing dimensions.
@@ -1123,8 +1112,8 @@ DOCS = {
         nbgrad.Size([2, 3, 16])
     """,
     "TransformerDecoderLayer": """A transformer decoder layer: self-attention, attention over the
-    encoder's
-    output (memory) and a feed-forward block, each with a residual connection and layer norm.
+    encoder's output (memory) and a feed-forward block, each with a residual connection and layer
+    norm.
 
     Args:
         d_model (int): the model dimension.
@@ -1161,8 +1150,7 @@ DOCS = {
         nbgrad.Size([2, 7, 16])
     """,
     "TransformerEncoderLayer": """A transformer encoder layer: self-attention and a feed-forward
-    block, each
-    with a residual connection and layer norm.
+    block, each with a residual connection and layer norm.
 
     Args:
         d_model (int): the model dimension.
@@ -1215,8 +1203,8 @@ DOCS = {
         >>> nn.Unflatten(1, (2, 5))(torch.zeros(2, 10)).shape
         nbgrad.Size([2, 2, 5])
     """,
-    "Upsample": """Upsamples an input of 1, 2 or 3 spatial dimensions to `size` or by
-    `scale_factor` (see `nbgrad.nn.functional.interpolate`).
+    "Upsample": """Upsamples an input of 1, 2 or 3 spatial dimensions to `size` or by `scale_factor`
+    (see `nbgrad.nn.functional.interpolate`).
 
     Args:
         size (int or tuple, optional): the output's spatial size.

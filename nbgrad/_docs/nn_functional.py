@@ -86,9 +86,8 @@ DOCS = {
         tensor([[[[ 2.5000,  4.5000],
                   [10.5000, 12.5000]]]])
     """,
-    "batch_norm": """Batch normalisation of each channel: with the batch's statistics (and an
-    update of
-    the running ones) when training, else with the running ones.
+    "batch_norm": """Batch normalisation of each channel: with the batch's statistics (and an update
+    of the running ones) when training, else with the running ones.
 
     Args:
         input (Tensor): `(N, C, *)`.
@@ -107,8 +106,8 @@ DOCS = {
         tensor([[-1.0000, -1.0000],
                 [ 1.0000,  1.0000]])
     """,
-    "binary_cross_entropy": """Binary cross-entropy between probabilities (input) and targets in
-    [0, 1]: `-(t * log(x) + (1 - t) * log(1 - x))` (logs clamped at -100).
+    "binary_cross_entropy": """Binary cross-entropy between probabilities (input) and targets in [0,
+    1]: `-(t * log(x) + (1 - t) * log(1 - x))` (logs clamped at -100).
 
     Args:
         input (Tensor): the prediction.
@@ -185,8 +184,7 @@ DOCS = {
         tensor([18., 18., 18.])
     """,
     "conv_transpose1d": """Applies a 1-D transposed convolution (the gradient of `conv1d` with
-    respect to its
-    input).
+    respect to its input).
 
     Args:
         input (Tensor): `(N, C_in, *)`.
@@ -204,8 +202,7 @@ DOCS = {
         nbgrad.Size([1, 4, 7])
     """,
     "conv_transpose2d": """Applies a 2-D transposed convolution (the gradient of `conv2d` with
-    respect to its
-    input).
+    respect to its input).
 
     Args:
         input (Tensor): `(N, C_in, *)`.
@@ -222,9 +219,8 @@ DOCS = {
         >>> F.conv_transpose2d(torch.ones(1, 2, 3, 3), torch.ones(2, 4, 3, 3), stride=2).shape
         nbgrad.Size([1, 4, 7, 7])
     """,
-    "cosine_embedding_loss": """Loss for pairs labelled similar (1) or dissimilar (-1): `1 -
-    cos(x1, x2)`,
-    or `max(0, cos(x1, x2) - margin)`.
+    "cosine_embedding_loss": """Loss for pairs labelled similar (1) or dissimilar (-1): `1 - cos(x1,
+    x2)`, or `max(0, cos(x1, x2) - margin)`.
 
     Args:
         input1 (Tensor): `(N, D)`.
@@ -239,8 +235,8 @@ DOCS = {
         >>> F.cosine_embedding_loss(x1, x2, torch.tensor([1, -1]))
         tensor(0.1464)
     """,
-    "cosine_similarity": """Returns the cosine similarity of `x1` and `x2` along `dim`:
-    `x1 . x2 / max(||x1|| * ||x2||, eps)`.
+    "cosine_similarity": """Returns the cosine similarity of `x1` and `x2` along `dim`: `x1 . x2 /
+    max(||x1|| * ||x2||, eps)`.
 
     Args:
         x1 (Tensor): the first vectors.
@@ -297,8 +293,8 @@ DOCS = {
         >>> F.dropout2d(torch.ones(2, 3, 4, 4), p=0.5).shape
         nbgrad.Size([2, 3, 4, 4])
     """,
-    "elu": """Applies the exponential linear unit elementwise: `x` if `x > 0`, else `alpha *
-    (exp(x) - 1)`.
+    "elu": """Applies the exponential linear unit elementwise: `x` if `x > 0`, else `alpha * (exp(x)
+    - 1)`.
 
     Args:
         input (Tensor): any shape.
@@ -398,8 +394,7 @@ DOCS = {
         tensor([-0.1587,  0.0000,  1.9545])
     """,
     "group_norm": """Normalises the channels in `num_groups` groups, then applies per-channel
-    `weight`
-    and `bias`.
+    `weight` and `bias`.
 
     Args:
         input (Tensor): `(N, C, *)`.
@@ -486,8 +481,7 @@ DOCS = {
         tensor(1.3333)
     """,
     "layer_norm": """Normalises over the last dimensions to zero mean and unit (biased) variance,
-    then
-    scales by `weight` and adds `bias`.
+    then scales by `weight` and adds `bias`.
 
     Args:
         input (Tensor): `(*, *normalized_shape)`.
@@ -552,8 +546,7 @@ DOCS = {
         tensor([-100.0000,   -0.6931,   -0.1269])
     """,
     "margin_ranking_loss": """Ranking loss `max(0, -target * (input1 - input2) + margin)`, with
-    target
-    1 (input1 should rank higher) or -1.
+    target 1 (input1 should rank higher) or -1.
 
     Args:
         input1 (Tensor): the first scores.
@@ -827,8 +820,8 @@ DOCS = {
         >>> F.softmin(torch.tensor([[1., 2., 3.]]), dim=1)
         tensor([[0.6652, 0.2447, 0.0900]])
     """,
-    "softplus": """Applies `log(1 + exp(beta * x)) / beta` elementwise (the identity where `beta *
-    x > threshold`).
+    "softplus": """Applies `log(1 + exp(beta * x)) / beta` elementwise (the identity where `beta * x
+    > threshold`).
 
     Args:
         input (Tensor): any shape.
@@ -851,8 +844,7 @@ DOCS = {
         tensor([-0.7616,  0.0000,  0.9640])
     """,
     "triplet_margin_loss": """Triplet loss `max(d(anchor, positive) - d(anchor, negative) + margin,
-    0)`,
-    `d` the p-norm distance.
+    0)`, `d` the p-norm distance.
 
     Args:
         anchor (Tensor): `(N, D)`.

@@ -2,8 +2,7 @@
 
 DOCS = {
     "calculate_gain": """Returns the recommended gain for a nonlinearity (used by the xavier and
-    kaiming
-    initialisers).
+    kaiming initialisers).
 
     Args:
         nonlinearity (str): `"linear"`, `"conv2d"`, `"sigmoid"`, `"tanh"`, `"relu"`,

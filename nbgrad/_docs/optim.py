@@ -2,8 +2,8 @@
 PyTorch's."""
 
 DOCS = {
-    "Adadelta": """The Adadelta optimizer: steps scaled by running averages of squared gradients
-    and updates.
+    "Adadelta": """The Adadelta optimizer: steps scaled by running averages of squared gradients and
+    updates.
 
     Args:
         params (iterable): the parameters to optimise, or dicts of parameter groups (each
@@ -181,8 +181,7 @@ DOCS = {
         tensor([ 0.8200, -1.8179], requires_grad=True)
     """,
     "Optimizer": """The base class of optimizers: holds `param_groups` (lists of parameters with
-    their
-    options) and per-parameter `state`; subclasses implement `step`.
+    their options) and per-parameter `state`; subclasses implement `step`.
 
     Args:
         params (iterable): parameters, or dicts of parameter groups.

@@ -150,8 +150,7 @@ DOCS = {
         >>> torch.tensor([-2., 0.5, 3.]).clamp(max=1.)
         tensor([-2.0000,  0.5000,  1.0000])
     """,
-    "clamp_": """In-place `clamp`: clamps this tensor's elements to `[min, max]` and
-    returns it.
+    "clamp_": """In-place `clamp`: clamps this tensor's elements to `[min, max]` and returns it.
 
     Example::
 
@@ -180,8 +179,7 @@ DOCS = {
         >>> torch.tensor([-2., 0.5, 3.]).clamp(max=1.)
         tensor([-2.0000,  0.5000,  1.0000])
     """,
-    "clip_": """In-place `clamp`: clamps this tensor's elements to `[min, max]` and
-    returns it.
+    "clip_": """In-place `clamp`: clamps this tensor's elements to `[min, max]` and returns it.
 
     Example::
 
@@ -269,8 +267,8 @@ DOCS = {
         >>> x
         tensor([3., 4.], requires_grad=True)
     """,
-    "detach": """Returns a new tensor sharing this one's data, outside the graph (no gradient
-    flows through it).
+    "detach": """Returns a new tensor sharing this one's data, outside the graph (no gradient flows
+    through it).
 
     Example::
 
@@ -390,8 +388,8 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).exp2()
         tensor([1.4142, 2.0000, 4.0000])
     """,
-    "expand": """Returns a view of this tensor with its size-one dimensions broadcast to `sizes`
-    (no copy; -1 keeps a dimension's size).
+    "expand": """Returns a view of this tensor with its size-one dimensions broadcast to `sizes` (no
+    copy; -1 keeps a dimension's size).
 
     Args:
         *sizes (ints or a tuple of ints): the new shape.
@@ -573,9 +571,8 @@ DOCS = {
         tensor([ 1, -1], dtype=nbgrad.int32)
     """,
     "is_contiguous": """Returns True if the tensor's elements are laid out in row-major order with
-    no
-    gaps. nbgrad keeps every tensor's data in that order, views included, so this is
-    always True; PyTorch returns False for strided views such as a transpose.
+    no gaps. nbgrad keeps every tensor's data in that order, views included, so this is always True;
+    PyTorch returns False for strided views such as a transpose.
 
     Example::
 
@@ -590,8 +587,8 @@ DOCS = {
         (True, False)
     """,
     "is_leaf": """True for tensors autograd did not create through an operation: every tensor with
-    `requires_grad=False`, and those with `requires_grad=True` created by the user. Only
-    leaves get `.grad` populated by `backward()`.
+    `requires_grad=False`, and those with `requires_grad=True` created by the user. Only leaves get
+    `.grad` populated by `backward()`.
 
     Example::
 
@@ -907,8 +904,8 @@ DOCS = {
         >>> torch.tensor([-1.5, 0.2, 2.7]).relu()
         tensor([0.0000, 0.2000, 2.7000])
     """,
-    "repeat": """Repeats the tensor along each dimension (`sizes` has at least as many
-    entries as the tensor has dimensions).
+    "repeat": """Repeats the tensor along each dimension (`sizes` has at least as many entries as
+    the tensor has dimensions).
 
     Args:
         *sizes (ints or a tuple of ints): repetitions per dimension.
@@ -981,8 +978,8 @@ DOCS = {
         >>> y.retains_grad
         True
     """,
-    "round": """Returns each element rounded to the nearest integer (or to `decimals` places);
-    see `nbgrad.round`.
+    "round": """Returns each element rounded to the nearest integer (or to `decimals` places); see
+    `nbgrad.round`.
 
     Example::
 
@@ -1003,8 +1000,8 @@ DOCS = {
         >>> torch.zeros(2).scatter_add(0, torch.tensor([1, 1]), torch.tensor([1., 2.]))
         tensor([0., 3.])
     """,
-    "scatter_add_": """Adds the values of `src` into this tensor at the positions in `index`
-    along `dim`, in place; see `nbgrad.scatter_add`.
+    "scatter_add_": """Adds the values of `src` into this tensor at the positions in `index` along
+    `dim`, in place; see `nbgrad.scatter_add`.
 
     Example::
 
@@ -1257,5 +1254,37 @@ DOCS = {
 
         >>> torch.ones(2).zero_()
         tensor([0., 0.])
+    """,
+    "register_hook": """Registers a hook called with this tensor's gradient each time it is
+    computed; if the hook returns a tensor, that replaces the gradient. Returns a handle whose
+    `remove()` unregisters it.
+
+    Args:
+        hook (callable): `hook(grad) -> Tensor or None`.
+
+    Example::
+
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> h = x.register_hook(lambda grad: grad * 10)
+        >>> x.sum().backward()
+        >>> x.grad
+        tensor([10., 10.])
+        >>> h.remove()
+    """,
+    "register_post_accumulate_grad_hook": """Registers a hook called with this leaf tensor after a
+    backward pass has accumulated into its `.grad`. Returns a handle whose `remove()` unregisters
+    it.
+
+    Args:
+        hook (callable): `hook(tensor) -> None`.
+
+    Example::
+
+        >>> w = torch.tensor([1., 2.], requires_grad=True)
+        >>> seen = []
+        >>> h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+        >>> (w * 3).sum().backward()
+        >>> seen
+        [[3.0, 3.0]]
     """,
 }

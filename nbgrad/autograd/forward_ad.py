@@ -195,3 +195,7 @@ __all__ = [
     "make_dual",
     "unpack_dual",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "forward_ad")

@@ -428,3 +428,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "autograd_functional")

@@ -226,3 +226,7 @@ __all__ = [
     "stack_module_state",
     "vjp",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "func")
