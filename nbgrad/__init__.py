@@ -87,7 +87,7 @@ from .serialization import load, save  # noqa: E402
 
 # nn, optim, func and compile load on first use: a fresh process's first gradient needs
 # none of them, and importing them cost about a tenth of `import nbgrad`
-_LAZY = ("nn", "optim", "func", "distributions", "special")
+_LAZY: tuple[str, ...] = ("nn", "optim", "func", "distributions", "special")
 
 
 def __getattr__(name):

@@ -39,7 +39,7 @@ class _Level:
         self.nb = None  # leading batch dims of the tangents (set by the first make_dual)
 
 
-_LEVELS = []
+_LEVELS: list[_Level] = []
 
 
 def enter_dual_level():

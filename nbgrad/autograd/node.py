@@ -52,7 +52,7 @@ def _name(row):
     return TAPE.saved[row].node_name if op.name == CUSTOM else op.node
 
 
-_CLASSES = {}
+_CLASSES: dict[str, type] = {}
 
 
 def _named(name):

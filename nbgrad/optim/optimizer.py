@@ -42,7 +42,7 @@ class Optimizer:
 
     _kernel = None
     _has_step = False
-    _scalar_state = ("step",)  # float32 0-d state entries; the others are shaped as params
+    _scalar_state: tuple[str, ...] = ("step",)  # float32 0-d state entries; the others are shaped as params
 
     def __init__(self, params, defaults):
         self.defaults = defaults

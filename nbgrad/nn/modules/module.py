@@ -47,7 +47,8 @@ def _add(hooks, entry, prepend):
 
 
 # hooks every module runs before its own (register_module_forward_[pre_]hook)
-_GLOBAL_PRE, _GLOBAL_POST = OrderedDict(), OrderedDict()
+_GLOBAL_PRE: OrderedDict = OrderedDict()
+_GLOBAL_POST: OrderedDict = OrderedDict()
 _HOOKED = [False]  # any global hook registered: every call takes the hooked path
 
 

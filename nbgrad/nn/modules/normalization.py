@@ -12,7 +12,7 @@ from .module import Module
 
 
 class _BatchNorm(Module):
-    _dims = ()
+    _dims: tuple[int, ...] = ()
 
     def __init__(
         self,
