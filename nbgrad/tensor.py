@@ -7,7 +7,7 @@ and every tape address can assume a flat layout); `_slot` is its value's id on t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar, TypeAlias
 
 import numpy as np
@@ -164,7 +164,7 @@ class Tensor:
     def is_contiguous(self) -> _bool:
         return True
 
-    def __len__(self):
+    def __len__(self) -> _int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
@@ -323,13 +323,13 @@ class Tensor:
     def tolist(self) -> Any:
         return self._data.tolist()
 
-    def __float__(self):
+    def __float__(self) -> _float:
         return float(self.item())
 
-    def __int__(self):
+    def __int__(self) -> _int:
         return int(self.item())
 
-    def __bool__(self):
+    def __bool__(self) -> _bool:
         if self._data.size != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
@@ -338,14 +338,14 @@ class Tensor:
             )
         return bool(self._data.reshape(-1)[0])
 
-    def __index__(self):
+    def __index__(self) -> _int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(-1)[0])
 
     __hash__ = object.__hash__
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
@@ -582,31 +582,31 @@ class Tensor:
     __ipow__ = pow_
 
     # -- arithmetic (the forward operators are bound to the fast paths below the class) --
-    def __radd__(self, other):
+    def __radd__(self, other: Tensor | Number) -> Tensor:
         return _FAST["add"](other, self)
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Tensor | Number) -> Tensor:
         return _FAST["sub"](other, self)
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Tensor | Number) -> Tensor:
         return _FAST["mul"](other, self)
 
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Tensor | Number) -> Tensor:
         return _FAST["div"](other, self)
 
-    def __rpow__(self, other):
+    def __rpow__(self, other: Tensor | Number) -> Tensor:
         return _FAST["pow"](other, self)
 
-    def __pos__(self):
+    def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return _pw.unary("abs", self)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Tensor) -> Tensor:
         return _linalg.matmul(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Tensor) -> Tensor:
         return _linalg.matmul(other, self)
 
     def add(self, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
@@ -659,38 +659,38 @@ class Tensor:
         return _FAST["abs"](self)
 
     # comparisons: no gradient, bool results
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
         return _pw.compare("eq", self, other)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
         return _pw.compare("ne", self, other)
 
-    def __lt__(self, other):
+    def __lt__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("lt", self, other)
 
-    def __le__(self, other):
+    def __le__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("le", self, other)
 
-    def __gt__(self, other):
+    def __gt__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("gt", self, other)
 
-    def __ge__(self, other):
+    def __ge__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("ge", self, other)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
-    def __invert__(self):
+    def __invert__(self) -> Tensor:
         if self._data.dtype.kind not in "bi":
             raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
         return Tensor._make(~self._data, -1, False)
 
-    def __and__(self, other):
+    def __and__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("and", self, other)
 
-    def __or__(self, other):
+    def __or__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("or", self, other)
 
-    def __xor__(self, other):
+    def __xor__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("xor", self, other)
 
     # -- reductions ----------------------------------------------------------------------
@@ -778,10 +778,10 @@ class Tensor:
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return _views.clone(self)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Tensor:
         return _views.getitem(self, index)
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Tensor | Number) -> None:
         _views.setitem(self, index, value)
 
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
