@@ -350,5 +350,6 @@ __all__ = [
     for n, v in dict(globals()).items()
     if not n.startswith("_")
     and not isinstance(v, type(np))
-    and n not in ("Tensor", "fmax_", "contig")
+    # (and not the names annotations use)
+    and n not in ("Tensor", "fmax_", "contig", "annotations", "Callable", "Number", "Sequence")
 ]

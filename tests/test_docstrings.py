@@ -7,9 +7,11 @@ where PyTorch is installed, each example also runs against it and must print the
 """
 
 import doctest
+import importlib.util
 import inspect
 import re
 import types
+from pathlib import Path
 
 import pytest
 from test_api_docs import _public, _sections, _target
@@ -18,6 +20,7 @@ import nbgrad
 import nbgrad.nn.functional as F
 from nbgrad import nn
 
+REFERENCE = Path(__file__).resolve().parent.parent / "docs"
 # Public names that are not documented objects of their own, with the reason.
 NOT_DOCUMENTED = {
     "Tensor.is_cuda": "a class attribute holding a bool (a bool has no docstring of its own)",
@@ -130,3 +133,15 @@ def test_docstring_example_output_is_pytorchs(name):
     torch.manual_seed(0)
     result = _run(EXAMPLES[name], name, torch, torch.nn, torch.nn.functional, _to_torch)
     assert result.failed == 0, f"{name}: PyTorch prints something else (see above)"
+
+
+def test_the_api_reference_pages_are_up_to_date():
+    """docs/reference/*.md list every public name (regenerate: python docs/gen_reference.py)."""
+    spec = importlib.util.spec_from_file_location("gen_reference", REFERENCE / "gen_reference.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    for name, text in gen.render(DOCUMENTED).items():
+        path = REFERENCE / "reference" / name
+        assert path.exists() and path.read_text() == text, (
+            f"docs/reference/{name} is out of date: run python docs/gen_reference.py"
+        )

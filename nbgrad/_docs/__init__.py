@@ -28,3 +28,7 @@ def attach(target: Any, docs_module: str) -> None:
         if isinstance(holder, type) and isinstance(holder.__dict__.get(part), property):
             obj = holder.__dict__[part]  # a property's docstring lives on the property object
         obj.__doc__ = doc
+        if "<locals>" in getattr(obj, "__qualname__", "") and not isinstance(target, type):
+            # a function made by a factory (the elementwise fast paths): name it where it is
+            # public, for reprs, pickling by reference and the API reference's resolver
+            obj.__module__, obj.__qualname__ = target.__name__, part

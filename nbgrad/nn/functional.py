@@ -320,4 +320,6 @@ interpolate = _fn_spatial.interpolate
 pad = _fn_spatial.pad
 unfold = _fn_spatial.unfold
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
+__all__ = [
+    n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor", "Any", "annotations")
+]
