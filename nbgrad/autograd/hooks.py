@@ -73,9 +73,8 @@ def run_gradient_hooks(hooks, grad):
     return grad
 
 
-POST: dict[
-    int, weakref.ref
-] = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
+# id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
+POST: dict[int, weakref.ref] = {}
 _QUEUE: list = []  # final callbacks of the backward under way
 _ACTIVE = [0]
 _IDS = itertools.count()

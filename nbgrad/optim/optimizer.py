@@ -46,9 +46,8 @@ class Optimizer:
 
     _kernel: Any = None
     _has_step = False
-    _scalar_state: tuple[str, ...] = (
-        "step",
-    )  # float32 0-d state entries; the others are shaped as params
+    # float32 0-d state entries; the others are shaped as params
+    _scalar_state: tuple[str, ...] = ("step",)
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
