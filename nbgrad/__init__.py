@@ -118,7 +118,7 @@ from .serialization import load, save  # noqa: E402
 
 # nn, optim, func and compile load on first use: a fresh process's first gradient needs
 # none of them, and importing them cost about a tenth of `import nbgrad`
-_LAZY = ("nn", "optim", "func", "distributions", "special")
+_LAZY: tuple[str, ...] = ("nn", "optim", "func", "distributions", "special")
 
 
 def __getattr__(name):
@@ -134,7 +134,28 @@ def __dir__():
 
 
 def compile(fn=None, **kwargs):  # noqa: A001
-    """nbgrad.compile(fn, *, fallback="warn"): see nbgrad/_compile and docs/compile.md."""
+    """Compiles `fn` (a function or Module): the first call with each input signature runs
+    eagerly while it is traced, later calls run the traced forward and backward as one
+    compiled call. Without `fn`, returns a decorator. Outputs are detached, so compute
+    gradients inside `fn` (see docs/compile.md for this and what falls back to eager).
+
+    Args:
+        fn (callable, optional): the function or module.
+        fallback (str): what to do when a call cannot be compiled: run it eagerly with a
+            warning (`"warn"`), without one (`"silent"`), or raise (`"raise"`).
+            Default: `"warn"`.
+
+    Example::
+
+        >>> @torch.compile
+        ... def grad_of(x):
+        ...     return torch.autograd.grad((x.sin() * 2).sum(), x)[0]
+        >>> x = torch.tensor([0., 1.], requires_grad=True)
+        >>> grad_of(x)
+        tensor([2.0000, 1.0806])
+        >>> grad_of(x)
+        tensor([2.0000, 1.0806])
+    """
     with _cache.numba_cache_dir():
         from ._compile import compile as impl
     return impl(fn, **kwargs)

@@ -198,3 +198,13 @@ DOCS = {
 
 for _fn, _doc in DOCS.items():
     _fn.__doc__ = _doc
+
+# the rest of the top-level functions and of Tensor's methods and properties (nbgrad/_docs)
+import sys  # noqa: E402
+
+from . import _docs, serialization  # noqa: E402
+
+_docs.attach(Tensor, "tensor")
+_docs.attach(sys.modules[__package__], "functions")
+_docs.attach(f"{__package__}.autograd", "autograd")
+_docs.attach(serialization, "serialization")

@@ -1,18 +1,25 @@
 """Tensor factories: tensor, from_numpy, zeros, ones, full, eye, arange, rand, randn, ..."""
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 
 from nbgrad._array import contig
 
 from . import _dtype
-from .tensor import Tensor
+from .device import device as _device
+from .tensor import Number, Tensor
+
+Device: TypeAlias = "str | _device | None"
 
 _rng = [np.random.default_rng()]
 
 
-def manual_seed(seed):
+def manual_seed(seed: int) -> None:
     """Seeds nbgrad's random number generator (used by `rand`, `randn`, `randint`,
     `randperm`, dropout and `nn.init`, on both devices).
 
@@ -102,7 +109,13 @@ def _infer_dtype(data):
     return _dtype.get_default_dtype()
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(
+    data: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """Constructs a tensor with no autograd history by copying `data`.
 
     Args:
@@ -158,7 +171,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
     return _finish(arr, requires_grad, device)
 
 
-def as_tensor(data, dtype=None, device=None):
+def as_tensor(data: Any, dtype: _dtype.dtype | None = None, device: Device = None) -> Tensor:
     if isinstance(data, Tensor) and (dtype is None or data.dtype is _dtype.as_dtype(dtype)):
         return data
     if isinstance(data, np.ndarray) and dtype is None:
@@ -166,7 +179,7 @@ def as_tensor(data, dtype=None, device=None):
     return tensor(data, dtype=dtype, device=device)
 
 
-def from_numpy(arr):
+def from_numpy(arr: np.ndarray) -> Tensor:
     """Share memory with a C-contiguous array (others are copied: nbgrad needs contiguity)."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
@@ -192,7 +205,13 @@ def _dt(dtype):
     return (_dtype.as_dtype(dtype) or _dtype.get_default_dtype()).np
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def zeros(
+    *size: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     """Returns a tensor filled with 0 of shape `size`.
 
     Args:
@@ -212,15 +231,33 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
     return _finish(np.zeros(_shape(size), _dt(dtype)), requires_grad, device)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(
+    *size: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     return _finish(np.ones(_shape(size), _dt(dtype)), requires_grad, device)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+def empty(
+    *size: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    out: Tensor | None = None,
+) -> Tensor:
     return _finish(np.empty(_shape(size), _dt(dtype)), requires_grad, device)
 
 
-def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def full(
+    size: Sequence[int],
+    fill_value: Number,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if dtype is None:
         if isinstance(fill_value, bool):
             dtype = _dtype.bool_
@@ -237,25 +274,39 @@ def _like(t, dtype):
     return (_dtype.as_dtype(dtype) or t.dtype).np
 
 
-def zeros_like(t, dtype=None, device=None, requires_grad=False):
+def zeros_like(
+    t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
+) -> Tensor:
     return _finish(np.zeros(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
-def ones_like(t, dtype=None, device=None, requires_grad=False):
+def ones_like(
+    t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
+) -> Tensor:
     return _finish(np.ones(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
-def empty_like(t, dtype=None, device=None, requires_grad=False):
+def empty_like(
+    t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
+) -> Tensor:
     return _finish(np.empty(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
 
 
-def full_like(t, fill_value, dtype=None, device=None, requires_grad=False):
+def full_like(
+    t: Tensor,
+    fill_value: Number,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     return _finish(
         np.full(t._data.shape, fill_value, _like(t, dtype)), requires_grad, _like_device(t, device)
     )
 
 
-def rand_like(t, dtype=None, device=None, requires_grad=False):
+def rand_like(
+    t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
+) -> Tensor:
     return rand(
         *t._data.shape,
         dtype=dtype or t.dtype,
@@ -264,7 +315,9 @@ def rand_like(t, dtype=None, device=None, requires_grad=False):
     )
 
 
-def randn_like(t, dtype=None, device=None, requires_grad=False):
+def randn_like(
+    t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
+) -> Tensor:
     return randn(
         *t._data.shape,
         dtype=dtype or t.dtype,
@@ -273,11 +326,24 @@ def randn_like(t, dtype=None, device=None, requires_grad=False):
     )
 
 
-def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+def eye(
+    n: int,
+    m: int | None = None,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad, device)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def arange(
+    start: Number,
+    end: Number | None = None,
+    step: Number = 1,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -288,16 +354,35 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     return _finish(np.arange(start, end, step).astype(_dt(dtype)), requires_grad, device)
 
 
-def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+def linspace(
+    start: Number,
+    end: Number,
+    steps: int,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     return _finish(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad, device)
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def rand(
+    *size: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
     a = _rng[0].random(_shape(size), dtype=np.float64).astype(_dt(dtype))
     return _finish(a, requires_grad, device)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(
+    *size: Any,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
     """Returns a tensor of shape `size` drawn from the standard normal distribution N(0, 1).
 
     Draws from nbgrad's generator (seed it with `nbgrad.manual_seed`): the same
@@ -320,23 +405,30 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     return _finish(a, requires_grad, device)
 
 
-def randint(low, high=None, size=(), dtype=None, device=None, requires_grad=False):
+def randint(
+    low: int,
+    high: int | Sequence[int] | None = None,
+    size: Sequence[int] = (),
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    requires_grad: bool = False,
+) -> Tensor:
     if high is None:
         low, high = 0, low
     a = _rng[0].integers(low, high, size=_shape((size,)))
     return _finish(a.astype(_dt(dtype or _dtype.int64)), requires_grad, device)
 
 
-def randperm(n, dtype=None, device=None):
+def randperm(n: int, dtype: _dtype.dtype | None = None, device: Device = None) -> Tensor:
     return _finish(_rng[0].permutation(n).astype(_dt(dtype or _dtype.int64)), False, device)
 
 
-def normal_(t, mean=0.0, std=1.0):
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:
     t._data[...] = _rng[0].normal(mean, std, t._data.shape)
     return t
 
 
-def uniform_(t, a=0.0, b=1.0):
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     t._data[...] = _rng[0].uniform(a, b, t._data.shape)
     return t
 

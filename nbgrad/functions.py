@@ -1,16 +1,21 @@
 """Top-level functional forms (`nbgrad.exp(x)`, `nbgrad.sum(x, 0)`, ...)."""
 
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from nbgrad._array import contig
 
+from . import _dtype
 from .ops import activations as _act
 from .ops import linalg, pointwise, reduce, views
 from .ops import softmax as _softmax
-from .tensor import Tensor
+from .tensor import Number, Tensor
 
 
-def _unary(name):
+def _unary(name: str) -> Callable[[Tensor], Tensor]:
     f = pointwise.FAST[name]
     f.__doc__ = f"Elementwise {name}; the derivative rule is in nbgrad/ops/elementwise.py."
     return f
@@ -28,38 +33,55 @@ sqrt = _unary("sqrt")
 abs = _unary("abs")  # noqa: A001
 
 
-def add(input, other, *, alpha=1):  # noqa: A002
+def add(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:  # noqa: A002
     return pointwise.binary("add", input, other if alpha == 1 else other * alpha)
 
 
-def sub(input, other, *, alpha=1):  # noqa: A002
+def sub(input: Tensor, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:  # noqa: A002
     return pointwise.binary("sub", input, other if alpha == 1 else other * alpha)
 
 
-def mul(input, other):  # noqa: A002
+def mul(input: Tensor | Number, other: Tensor | Number) -> Tensor:  # noqa: A002
     return pointwise.FAST["mul"](input, other)
 
 
-def div(input, other):  # noqa: A002
+def div(input: Tensor | Number, other: Tensor | Number) -> Tensor:  # noqa: A002
     return pointwise.FAST["div"](input, other)
 
 
-def pow(input, exponent):  # noqa: A001, A002
+def pow(input: Tensor | Number, exponent: Tensor | Number) -> Tensor:  # noqa: A001, A002
     return pointwise.binary("pow", input, exponent)
 
 
 subtract, multiply, divide, true_divide = sub, mul, div, div
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A001, A002
+def sum(  # noqa: A001, A002
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _dtype.dtype | None = None,
+) -> Tensor:
     return reduce.sum(input, dim, keepdim, dtype=dtype)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+def mean(  # noqa: A002
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    *,
+    dtype: _dtype.dtype | None = None,
+) -> Tensor:
     return reduce.mean(input, dim, keepdim, dtype=dtype)
 
 
-def norm(input, p="fro", dim=None, keepdim=False):  # noqa: A002
+def norm(  # noqa: A002
+    input: Tensor,
+    p: float | str = "fro",
+    dim: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+) -> Tensor:
     return reduce.norm(input, p, dim, keepdim)
 
 
@@ -70,78 +92,80 @@ dot = linalg.dot
 outer = ger = linalg.outer
 
 
-def reshape(input, shape):  # noqa: A002
+def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:  # noqa: A002
     return views.reshape(input, shape)
 
 
-def flatten(input, start_dim=0, end_dim=-1):  # noqa: A002
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
     return views.flatten(input, start_dim, end_dim)
 
 
-def transpose(input, dim0, dim1):  # noqa: A002
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
     return views.transpose(input, dim0, dim1)
 
 
-def t(input):  # noqa: A002
+def t(input: Tensor) -> Tensor:  # noqa: A002
     return input.t()
 
 
-def permute(input, dims):  # noqa: A002
+def permute(input: Tensor, dims: Sequence[int]) -> Tensor:  # noqa: A002
     return views.permute(input, tuple(dims))
 
 
-def unsqueeze(input, dim):  # noqa: A002
+def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     return views.unsqueeze(input, dim)
 
 
-def squeeze(input, dim=None):  # noqa: A002
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
     return views.squeeze(input, dim)
 
 
-def clone(input):  # noqa: A002
+def clone(input: Tensor) -> Tensor:  # noqa: A002
     return views.clone(input)
 
 
-def eq(a, b):
+def eq(a: Tensor, b: Tensor | Number) -> Tensor:
     return a == b
 
 
-def ne(a, b):
+def ne(a: Tensor, b: Tensor | Number) -> Tensor:
     return a != b
 
 
-def lt(a, b):
+def lt(a: Tensor, b: Tensor | Number) -> Tensor:
     return a < b
 
 
-def le(a, b):
+def le(a: Tensor, b: Tensor | Number) -> Tensor:
     return a <= b
 
 
-def gt(a, b):
+def gt(a: Tensor, b: Tensor | Number) -> Tensor:
     return a > b
 
 
-def ge(a, b):
+def ge(a: Tensor, b: Tensor | Number) -> Tensor:
     return a >= b
 
 
-def numel(input):  # noqa: A002
+def numel(input: Tensor) -> int:  # noqa: A002
     return input.numel()
 
 
-def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+def allclose(
+    a: Tensor, b: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     import numpy as np
 
     return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
-def equal(a, b):
+def equal(a: Tensor, b: Tensor) -> bool:
     return a._data.shape == b._data.shape and bool((a._data == b._data).all())
 
 
 # -- op coverage ------------------------------------------------------------------------
-def _unary_int_ok(name, np_fn):
+def _unary_int_ok(name: str, np_fn: Callable) -> Callable[[Tensor], Tensor]:
     """Elementwise op that keeps integer dtypes (torch: floor/ceil/round/sign/square)."""
     f = pointwise.FAST[name]
 
@@ -160,7 +184,7 @@ floor = _unary_int_ok("floor", lambda a: a.copy())
 ceil = _unary_int_ok("ceil", lambda a: a.copy())
 
 
-def round(input, *, decimals=0):  # noqa: A001, A002
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001, A002
     if decimals:
         s = 10.0**decimals
         return _round(input * s) / s
@@ -187,14 +211,14 @@ digamma = _unary("digamma")
 silu = _unary("silu")
 
 
-def atan2(input, other):  # noqa: A002
+def atan2(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return pointwise.binary("atan2", input, other)
 
 
 arctan2 = atan2
 
 
-def _binary_tensors(name):
+def _binary_tensors(name: str) -> Callable[[Tensor, Tensor], Tensor]:
     def f(input, other):  # noqa: A002
         for t in (input, other):
             if not isinstance(t, Tensor):
@@ -220,7 +244,7 @@ minimum = _binary_tensors("minimum")
 fmax_ = maximum
 
 
-def gelu(input, approximate="none"):  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     if approximate == "none":
         return pointwise.FAST["gelu"](input)
     if approximate == "tanh":
@@ -228,30 +252,32 @@ def gelu(input, approximate="none"):  # noqa: A002
     raise RuntimeError("approximate argument must be either none or tanh.")
 
 
-def softmax(input, dim=None, dtype=None):  # noqa: A002
+def softmax(input: Tensor, dim: int | None = None, dtype: _dtype.dtype | None = None) -> Tensor:  # noqa: A002
     return _softmax.softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim=None, dtype=None):  # noqa: A002
+def log_softmax(input: Tensor, dim: int | None = None, dtype: _dtype.dtype | None = None) -> Tensor:  # noqa: A002
     return _softmax.log_softmax(input, dim, dtype)
 
 
-def clamp(input, min=None, max=None):  # noqa: A001, A002
+def clamp(
+    input: Tensor, min: Tensor | Number | None = None, max: Tensor | Number | None = None
+) -> Tensor:  # noqa: A001, A002
     return _act.clamp(input, min, max)
 
 
 clip = clamp
 
 
-def clamp_min(input, min):  # noqa: A001, A002
+def clamp_min(input: Tensor, min: Tensor | Number) -> Tensor:  # noqa: A001, A002
     return _act.clamp(input, min, None)
 
 
-def clamp_max(input, max):  # noqa: A001, A002
+def clamp_max(input: Tensor, max: Tensor | Number) -> Tensor:  # noqa: A001, A002
     return _act.clamp(input, None, max)
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0):  # noqa: A002
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
     return _act.hardtanh(input, min_val, max_val)
 
 
@@ -294,13 +320,27 @@ index_add = _indexing.index_add
 einsum = _einsum_mod.einsum
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+def var_mean(  # noqa: A002
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: int | None = None,
+) -> tuple[Tensor, Tensor]:
     return var(input, dim, unbiased, keepdim, correction=correction), mean(
         input, dim if not isinstance(dim, bool) else None, keepdim
     )
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+def std_mean(  # noqa: A002
+    input: Tensor,
+    dim: int | Sequence[int] | None = None,
+    unbiased: bool | None = None,
+    keepdim: bool = False,
+    *,
+    correction: int | None = None,
+) -> tuple[Tensor, Tensor]:
     return std(input, dim, unbiased, keepdim, correction=correction), mean(
         input, dim if not isinstance(dim, bool) else None, keepdim
     )
@@ -312,5 +352,6 @@ __all__ = [
     for n, v in dict(globals()).items()
     if not n.startswith("_")
     and not isinstance(v, type(np))
-    and n not in ("Tensor", "fmax_", "contig")
+    # (and not the names annotations use)
+    and n not in ("Tensor", "fmax_", "contig", "annotations", "Callable", "Number", "Sequence")
 ]

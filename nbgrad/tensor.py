@@ -5,6 +5,11 @@ and every tape address can assume a flat layout); `_slot` is its value's id on t
 (-1 until an op records it). Operators delegate to `nbgrad.ops`.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar, TypeAlias
+
 import numpy as np
 
 from . import _dtype
@@ -18,10 +23,17 @@ _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
 _DT_BY_CHAR["q"] = _dtype.int64
 
 
+# Annotation names: Tensor has methods called int, float and bool, which shadow the builtins
+# in annotations inside its body
+_int: TypeAlias = int
+_float: TypeAlias = float
+_bool: TypeAlias = bool
+Number: TypeAlias = int | float | bool
+
 # C type names PyTorch's messages use for dtypes
 # autograd.engine.backward, which sits above this module and puts itself here at import
 # (an import statement per call costs ~0.6 us, a tenth of a small graph's backward)
-_ENGINE = [None]
+_ENGINE: list[Any] = [None]
 
 _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
             "bool": "bool"}  # fmt: skip
@@ -33,7 +45,18 @@ class Tensor:
     # tensor (ops/viewbase.py), view: what this tensor is a view of
     # _post_hooks: post-accumulate-grad hooks (autograd/hooks.py), unset on most tensors
     __slots__ = ("_data", "_slot", "_rg", "_aux", "__weakref__", "_post_hooks")
+    _data: np.ndarray
+    _slot: _int
+    _rg: _bool
+    _aux: list | None
     __array_priority__ = 1000  # numpy scalars defer to Tensor's reflected operators
+    # set below the class: the elementwise fast paths (ops/pointwise.py) are these operators
+    __add__: ClassVar[Callable[[Tensor, Tensor | Number], Tensor]]
+    __sub__: ClassVar[Callable[[Tensor, Tensor | Number], Tensor]]
+    __mul__: ClassVar[Callable[[Tensor, Tensor | Number], Tensor]]
+    __truediv__: ClassVar[Callable[[Tensor, Tensor | Number], Tensor]]
+    __pow__: ClassVar[Callable[[Tensor, Tensor | Number], Tensor]]
+    __neg__: ClassVar[Callable[[Tensor], Tensor]]
 
     @staticmethod
     def _make(data, slot, rg):
@@ -106,60 +129,60 @@ class Tensor:
 
     # -- metadata ------------------------------------------------------------------
     @property
-    def dtype(self):
+    def dtype(self) -> _dtype.dtype:
         return _DT_BY_CHAR[self._data.dtype.char]
 
     @property
-    def shape(self):
+    def shape(self) -> Size:
         return Size(self._data.shape)
 
-    def size(self, dim=None):
+    def size(self, dim: _int | None = None) -> Size | _int:
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
-    def dim(self):
+    def dim(self) -> _int:
         return self._data.ndim
 
     ndim = property(dim)
 
-    def numel(self):
+    def numel(self) -> _int:
         return self._data.size
 
     nelement = numel
 
     @property
-    def device(self):
+    def device(self) -> Any:
         from .device import CPU
 
         return CPU
 
     is_cuda = False  # a class attribute (CudaTensor overrides it): cheaper than a property
 
-    def is_floating_point(self):
+    def is_floating_point(self) -> _bool:
         return self._data.dtype.kind == "f"
 
-    def element_size(self):
+    def element_size(self) -> _int:
         return self._data.itemsize
 
-    def is_contiguous(self):
+    def is_contiguous(self) -> _bool:
         return True
 
-    def __len__(self):
+    def __len__(self) -> _int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
     # -- autograd state ----------------------------------------------------------------
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> _bool:
         return self._rg
 
     @requires_grad.setter
-    def requires_grad(self, flag):
+    def requires_grad(self, flag: _bool) -> None:
         self.requires_grad_(flag)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: _bool = True) -> Tensor:
         flag = bool(requires_grad)
         if not self._leaf:
             if flag:
@@ -179,11 +202,11 @@ class Tensor:
         return self
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> _bool:
         return bool(self._leaf)
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         if not self._leaf and not self._retain and self._rg:
             import warnings
 
@@ -200,7 +223,7 @@ class Tensor:
         return self._grad
 
     @grad.setter
-    def grad(self, value):
+    def grad(self, value: Tensor | None) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
@@ -227,18 +250,18 @@ class Tensor:
         self._grad = value
 
     @grad.deleter
-    def grad(self):
+    def grad(self) -> None:
         self._grad = None
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:
         if self._leaf or self._slot < 0:
             return None
         from .autograd.node import Node
 
         return Node.of_slot(self._slot)
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._leaf:
@@ -249,20 +272,26 @@ class Tensor:
         TAPE.watch[self._slot] = weakref.ref(self)
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> _bool:
         return self._retain
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: _bool | None = None,
+        create_graph: _bool = False,
+        inputs: Sequence[Tensor] | Tensor | None = None,
+    ) -> None:
         _ENGINE[0](self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> Any:
         """`hook(grad)` is called with this tensor's gradient each time it is computed; a
         result other than None is used in its place. Returns a handle with `remove()`."""
         from .autograd.hooks import register_hook
 
         return register_hook(self, hook)
 
-    def register_post_accumulate_grad_hook(self, hook):
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> Any:
         """`hook(self)` after each backward pass that accumulated into this leaf's .grad
         (autograd/hooks.py). Returns a handle whose `remove()` unregisters it."""
         from .autograd.hooks import register_post_accumulate_grad_hook
@@ -270,7 +299,7 @@ class Tensor:
         return register_post_accumulate_grad_hook(self, hook)
 
     # -- data access -------------------------------------------------------------------
-    def numpy(self, *, force=False):
+    def numpy(self, *, force: _bool = False) -> np.ndarray:
         if self._rg and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
@@ -286,23 +315,23 @@ class Tensor:
             )
         return self._data if dtype is None else self._data.astype(dtype)
 
-    def item(self):
+    def item(self) -> Number:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
         return self._data.reshape(-1)[0].item()
 
-    def tolist(self):
+    def tolist(self) -> Any:
         return self._data.tolist()
 
-    def __float__(self):
+    def __float__(self) -> _float:
         return float(self.item())
 
-    def __int__(self):
+    def __int__(self) -> _int:
         return int(self.item())
 
-    def __bool__(self):
+    def __bool__(self) -> _bool:
         if self._data.size != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
@@ -311,26 +340,26 @@ class Tensor:
             )
         return bool(self._data.reshape(-1)[0])
 
-    def __index__(self):
+    def __index__(self) -> _int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._data.reshape(-1)[0])
 
     __hash__ = object.__hash__
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self._data.shape[0]))
 
     @property
-    def data(self):
+    def data(self) -> Tensor:
         # the same memory under a version counter of its own, as in PyTorch: writes through
         # `.data` are not seen by the version check; a view of this tensor for its writes
         return _vb.alias(self, Tensor._make(_ver.data_alias(self._data), -1, False))
 
     @data.setter
-    def data(self, value):
+    def data(self, value: Tensor) -> None:
         if not isinstance(value, Tensor):
             raise TypeError("data must be a Tensor")
         old, new = self._data, value._data
@@ -379,10 +408,10 @@ class Tensor:
         memo[id(self)] = t
         return t
 
-    def detach(self):
+    def detach(self) -> Tensor:
         return _vb.alias(self, Tensor._make(self._data, -1, False))
 
-    def detach_(self):
+    def detach_(self) -> Tensor:
         if self._slot >= 0:
             TAPE.release(self._slot)
             self._slot = -1
@@ -501,10 +530,10 @@ class Tensor:
         if a is not None and a[2]:
             _vb.changed(self)
 
-    def zero_(self):
+    def zero_(self) -> Tensor:
         return self.fill_(0)
 
-    def fill_(self, value):
+    def fill_(self, value: Tensor | Number) -> Tensor:
         self._check_inplace(fill=True)
         v = value.item() if isinstance(value, Tensor) else value
         a = self._aux
@@ -515,7 +544,7 @@ class Tensor:
         self._wrote(r)
         return self
 
-    def copy_(self, src):
+    def copy_(self, src: Tensor) -> Tensor:
         self._check_inplace()
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
@@ -533,19 +562,19 @@ class Tensor:
         self._check_inplace()
         return self._assign(_pw.binary(name, self, other))
 
-    def add_(self, other, *, alpha=1):
+    def add_(self, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
         return self._inplace("add", other if alpha == 1 else other * alpha)
 
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
         return self._inplace("sub", other if alpha == 1 else other * alpha)
 
-    def mul_(self, other):
+    def mul_(self, other: Tensor | Number) -> Tensor:
         return self._inplace("mul", other)
 
-    def div_(self, other):
+    def div_(self, other: Tensor | Number) -> Tensor:
         return self._inplace("div", other)
 
-    def pow_(self, other):
+    def pow_(self, other: Tensor | Number) -> Tensor:
         return self._inplace("pow", other)
 
     __iadd__ = add_
@@ -555,153 +584,170 @@ class Tensor:
     __ipow__ = pow_
 
     # -- arithmetic (the forward operators are bound to the fast paths below the class) --
-    def __radd__(self, other):
+    def __radd__(self, other: Tensor | Number) -> Tensor:
         return _FAST["add"](other, self)
 
-    def __rsub__(self, other):
+    def __rsub__(self, other: Tensor | Number) -> Tensor:
         return _FAST["sub"](other, self)
 
-    def __rmul__(self, other):
+    def __rmul__(self, other: Tensor | Number) -> Tensor:
         return _FAST["mul"](other, self)
 
-    def __rtruediv__(self, other):
+    def __rtruediv__(self, other: Tensor | Number) -> Tensor:
         return _FAST["div"](other, self)
 
-    def __rpow__(self, other):
+    def __rpow__(self, other: Tensor | Number) -> Tensor:
         return _FAST["pow"](other, self)
 
-    def __pos__(self):
+    def __pos__(self) -> Tensor:
         return self
 
-    def __abs__(self):
+    def __abs__(self) -> Tensor:
         return _pw.unary("abs", self)
 
-    def __matmul__(self, other):
+    def __matmul__(self, other: Tensor) -> Tensor:
         return _linalg.matmul(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Tensor) -> Tensor:
         return _linalg.matmul(other, self)
 
-    def add(self, other, *, alpha=1):
+    def add(self, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
         return _pw.binary("add", self, other if alpha == 1 else other * alpha)
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other: Tensor | Number, *, alpha: Number = 1) -> Tensor:
         return _pw.binary("sub", self, other if alpha == 1 else other * alpha)
 
-    def mul(self, other):
+    def mul(self, other: Tensor | Number) -> Tensor:
         return _FAST["mul"](self, other)
 
-    def div(self, other):
+    def div(self, other: Tensor | Number) -> Tensor:
         return _FAST["div"](self, other)
 
-    def pow(self, exponent):
+    def pow(self, exponent: Tensor | Number) -> Tensor:
         return _FAST["pow"](self, exponent)
 
     multiply, divide, subtract, true_divide = mul, div, sub, div
 
-    def neg(self):
+    def neg(self) -> Tensor:
         return _pw.unary("neg", self)
 
     negative = neg
 
-    def exp(self):
+    def exp(self) -> Tensor:
         return _FAST["exp"](self)
 
-    def log(self):
+    def log(self) -> Tensor:
         return _FAST["log"](self)
 
-    def sin(self):
+    def sin(self) -> Tensor:
         return _FAST["sin"](self)
 
-    def cos(self):
+    def cos(self) -> Tensor:
         return _FAST["cos"](self)
 
-    def tanh(self):
+    def tanh(self) -> Tensor:
         return _FAST["tanh"](self)
 
-    def sigmoid(self):
+    def sigmoid(self) -> Tensor:
         return _FAST["sigmoid"](self)
 
-    def relu(self):
+    def relu(self) -> Tensor:
         return _FAST["relu"](self)
 
-    def sqrt(self):
+    def sqrt(self) -> Tensor:
         return _FAST["sqrt"](self)
 
-    def abs(self):
+    def abs(self) -> Tensor:
         return _FAST["abs"](self)
 
     # comparisons: no gradient, bool results
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> Tensor:  # type: ignore[override]
         return _pw.compare("eq", self, other)
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> Tensor:  # type: ignore[override]
         return _pw.compare("ne", self, other)
 
-    def __lt__(self, other):
+    def __lt__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("lt", self, other)
 
-    def __le__(self, other):
+    def __le__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("le", self, other)
 
-    def __gt__(self, other):
+    def __gt__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("gt", self, other)
 
-    def __ge__(self, other):
+    def __ge__(self, other: Tensor | Number) -> Tensor:
         return _pw.compare("ge", self, other)
 
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
-    def __invert__(self):
+    def __invert__(self) -> Tensor:
         if self._data.dtype.kind not in "bi":
             raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
         return Tensor._make(~self._data, -1, False)
 
-    def __and__(self, other):
+    def __and__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("and", self, other)
 
-    def __or__(self, other):
+    def __or__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("or", self, other)
 
-    def __xor__(self, other):
+    def __xor__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("xor", self, other)
 
     # -- reductions ----------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
+    def sum(
+        self,
+        dim: _int | Sequence[_int] | None = None,
+        keepdim: _bool = False,
+        *,
+        dtype: _dtype.dtype | None = None,
+    ) -> Tensor:
         return _reduce.sum(self, dim, keepdim, dtype=dtype)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
+    def mean(
+        self,
+        dim: _int | Sequence[_int] | None = None,
+        keepdim: _bool = False,
+        *,
+        dtype: _dtype.dtype | None = None,
+    ) -> Tensor:
         return _reduce.mean(self, dim, keepdim, dtype=dtype)
 
-    def norm(self, p="fro", dim=None, keepdim=False):
+    def norm(
+        self,
+        p: _float | str = "fro",
+        dim: _int | Sequence[_int] | None = None,
+        keepdim: _bool = False,
+    ) -> Tensor:
         return _reduce.norm(self, p, dim, keepdim)
 
     # -- shape -----------------------------------------------------------------------------
-    def reshape(self, *shape):
+    def reshape(self, *shape: Any) -> Tensor:
         return _views.reshape(self, shape)
 
-    def view(self, *shape):
+    def view(self, *shape: Any) -> Tensor:
         return _views.reshape(self, shape, node="ViewBackward0")
 
-    def view_as(self, other):
+    def view_as(self, other: Tensor) -> Tensor:
         return _views.reshape(self, other.shape, node="ViewBackward0")
 
-    def reshape_as(self, other):
+    def reshape_as(self, other: Tensor) -> Tensor:
         return _views.reshape(self, other.shape)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, start_dim: _int = 0, end_dim: _int = -1) -> Tensor:
         return _views.flatten(self, start_dim, end_dim)
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim: _int) -> Tensor:
         return _views.unsqueeze(self, dim)
 
-    def squeeze(self, dim=None):
+    def squeeze(self, dim: _int | Sequence[_int] | None = None) -> Tensor:
         return _views.squeeze(self, dim)
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0: _int, dim1: _int) -> Tensor:
         return _views.transpose(self, dim0, dim1)
 
-    def t(self):
+    def t(self) -> Tensor:
         if self._data.ndim > 2:
             raise RuntimeError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
@@ -709,287 +755,311 @@ class Tensor:
         return _views.t(self)
 
     @property
-    def T(self):
+    def T(self) -> Tensor:
         return _views.permute(self, tuple(range(self._data.ndim - 1, -1, -1)))
 
     @property
-    def mT(self):
+    def mT(self) -> Tensor:
         return _views.transpose(self, -2, -1)
 
-    def permute(self, *dims):
+    def permute(self, *dims: Any) -> Tensor:
         return _views.permute(self, _views.as_shape(dims))
 
-    def expand(self, *sizes):
+    def expand(self, *sizes: Any) -> Tensor:
         return _views.expand(self, _views.as_shape(sizes))
 
-    def expand_as(self, other):
+    def expand_as(self, other: Tensor) -> Tensor:
         return _views.expand(self, other.shape)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, memory_format: Any = None) -> Tensor:
         a = self._aux
         if a is not None and a[3] is not None and not _vb.shares(self):
             return _views.clone(self)  # a copy in PyTorch too: writes to it stay there
         return self
 
-    def clone(self, *, memory_format=None):
+    def clone(self, *, memory_format: Any = None) -> Tensor:
         return _views.clone(self)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> Tensor:
         return _views.getitem(self, index)
 
-    def __setitem__(self, index, value):
+    def __setitem__(self, index: Any, value: Tensor | Number) -> None:
         _views.setitem(self, index, value)
 
-    def to(self, *args, **kwargs):
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
         return _pw.to(self, *args, **kwargs)
 
-    def type(self, dtype=None):
+    def type(self, dtype: _dtype.dtype | str | None = None) -> Any:
         if dtype is None:
             return f"nbgrad.{self.dtype.name.capitalize()}Tensor"
         return _pw.to(self, dtype)
 
-    def float(self):
+    def float(self) -> Tensor:
         return _pw.to(self, _dtype.float32)
 
-    def double(self):
+    def double(self) -> Tensor:
         return _pw.to(self, _dtype.float64)
 
-    def long(self):
+    def long(self) -> Tensor:
         return _pw.to(self, _dtype.int64)
 
-    def int(self):
+    def int(self) -> Tensor:
         return _pw.to(self, _dtype.int32)
 
-    def bool(self):
+    def bool(self) -> Tensor:
         return _pw.to(self, _dtype.bool_)
 
-    def cpu(self):
+    def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, device=None, non_blocking=False):
+    def cuda(self, device: Any = None, non_blocking: _bool = False) -> Tensor:
         return _pw.to(self, "cuda" if device is None else device)
 
     # -- linear algebra ----------------------------------------------------------------
-    def matmul(self, other):
+    def matmul(self, other: Tensor) -> Tensor:
         return _linalg.matmul(self, other)
 
-    def mm(self, other):
+    def mm(self, other: Tensor) -> Tensor:
         return _linalg.mm(self, other)
 
-    def dot(self, other):
+    def dot(self, other: Tensor) -> Tensor:
         return _linalg.dot(self, other)
 
-    def outer(self, other):
+    def outer(self, other: Tensor) -> Tensor:
         return _linalg.outer(self, other)
 
-    # -- op coverage: elementwise, softmax, reductions, joins, indexing --------
-    def square(self):
+    # -- op coverage: elementwise, softmax, reductions, joins, indexing ----------------
+    def square(self) -> Tensor:
         return _fn.square(self)
 
-    def exp2(self):
+    def exp2(self) -> Tensor:
         return _fn.exp2(self)
 
-    def log2(self):
+    def log2(self) -> Tensor:
         return _fn.log2(self)
 
-    def log10(self):
+    def log10(self) -> Tensor:
         return _fn.log10(self)
 
-    def log1p(self):
+    def log1p(self) -> Tensor:
         return _fn.log1p(self)
 
-    def expm1(self):
+    def expm1(self) -> Tensor:
         return _fn.expm1(self)
 
-    def reciprocal(self):
+    def reciprocal(self) -> Tensor:
         return _fn.reciprocal(self)
 
-    def rsqrt(self):
+    def rsqrt(self) -> Tensor:
         return _fn.rsqrt(self)
 
-    def sinh(self):
+    def sinh(self) -> Tensor:
         return _fn.sinh(self)
 
-    def cosh(self):
+    def cosh(self) -> Tensor:
         return _fn.cosh(self)
 
-    def tan(self):
+    def tan(self) -> Tensor:
         return _fn.tan(self)
 
-    def asin(self):
+    def asin(self) -> Tensor:
         return _fn.asin(self)
 
-    def acos(self):
+    def acos(self) -> Tensor:
         return _fn.acos(self)
 
-    def atan(self):
+    def atan(self) -> Tensor:
         return _fn.atan(self)
 
     arcsin, arccos, arctan = asin, acos, atan
 
-    def atan2(self, other):
+    def atan2(self, other: Tensor) -> Tensor:
         return _fn.atan2(self, other)
 
     arctan2 = atan2
 
-    def erf(self):
+    def erf(self) -> Tensor:
         return _fn.erf(self)
 
-    def lgamma(self):
+    def lgamma(self) -> Tensor:
         return _fn.lgamma(self)
 
-    def digamma(self):
+    def digamma(self) -> Tensor:
         return _fn.digamma(self)
 
-    def sign(self):
+    def sign(self) -> Tensor:
         return _fn.sign(self)
 
-    def floor(self):
+    def floor(self) -> Tensor:
         return _fn.floor(self)
 
-    def ceil(self):
+    def ceil(self) -> Tensor:
         return _fn.ceil(self)
 
-    def round(self, *, decimals=0):
+    def round(self, *, decimals: _int = 0) -> Tensor:
         return _fn.round(self, decimals=decimals)
 
-    def softmax(self, dim, dtype=None):
+    def softmax(self, dim: _int, dtype: _dtype.dtype | None = None) -> Tensor:
         return _fn.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim, dtype=None):
+    def log_softmax(self, dim: _int, dtype: _dtype.dtype | None = None) -> Tensor:
         return _fn.log_softmax(self, dim, dtype)
 
-    def clamp(self, min=None, max=None):  # noqa: A002
+    def clamp(
+        self, min: Tensor | Number | None = None, max: Tensor | Number | None = None
+    ) -> Tensor:  # noqa: A002
         return _fn.clamp(self, min, max)
 
     clip = clamp
 
-    def clamp_min(self, min):  # noqa: A002
+    def clamp_min(self, min: Tensor | Number) -> Tensor:  # noqa: A002
         return _fn.clamp(self, min, None)
 
-    def clamp_max(self, max):  # noqa: A002
+    def clamp_max(self, max: Tensor | Number) -> Tensor:  # noqa: A002
         return _fn.clamp(self, None, max)
 
-    def clamp_(self, min=None, max=None):  # noqa: A002
+    def clamp_(
+        self, min: Tensor | Number | None = None, max: Tensor | Number | None = None
+    ) -> Tensor:  # noqa: A002
         self._check_inplace()
         return self._assign(_fn.clamp(self, min, max))
 
     clip_ = clamp_
 
-    def maximum(self, other):
+    def maximum(self, other: Tensor) -> Tensor:
         return _fn.maximum(self, other)
 
-    def minimum(self, other):
+    def minimum(self, other: Tensor) -> Tensor:
         return _fn.minimum(self, other)
 
-    def max(self, dim=None, keepdim=False):
+    def max(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
         return _fn.max(self, dim, keepdim)
 
-    def min(self, dim=None, keepdim=False):
+    def min(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
         return _fn.min(self, dim, keepdim)
 
-    def amax(self, dim=(), keepdim=False):
+    def amax(self, dim: _int | Sequence[_int] = (), keepdim: _bool = False) -> Tensor:
         return _fn.amax(self, dim, keepdim)
 
-    def amin(self, dim=(), keepdim=False):
+    def amin(self, dim: _int | Sequence[_int] = (), keepdim: _bool = False) -> Tensor:
         return _fn.amin(self, dim, keepdim)
 
-    def argmax(self, dim=None, keepdim=False):
+    def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
         return _fn.argmax(self, dim, keepdim)
 
-    def argmin(self, dim=None, keepdim=False):
+    def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
         return _fn.argmin(self, dim, keepdim)
 
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
+    def prod(
+        self, dim: _int | None = None, keepdim: _bool = False, *, dtype: _dtype.dtype | None = None
+    ) -> Tensor:
         return _fn.prod(self, dim, keepdim, dtype=dtype)
 
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    def var(
+        self,
+        dim: _int | Sequence[_int] | None = None,
+        unbiased: _bool | None = None,
+        keepdim: _bool = False,
+        *,
+        correction: _int | None = None,
+    ) -> Tensor:
         return _fn.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    def std(
+        self,
+        dim: _int | Sequence[_int] | None = None,
+        unbiased: _bool | None = None,
+        keepdim: _bool = False,
+        *,
+        correction: _int | None = None,
+    ) -> Tensor:
         return _fn.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def logsumexp(self, dim, keepdim=False):
+    def logsumexp(self, dim: _int | Sequence[_int], keepdim: _bool = False) -> Tensor:
         return _fn.logsumexp(self, dim, keepdim)
 
-    def cumsum(self, dim, *, dtype=None):
+    def cumsum(self, dim: _int, *, dtype: _dtype.dtype | None = None) -> Tensor:
         return _fn.cumsum(self, dim, dtype=dtype)
 
-    def where(self, condition, other):
+    def where(self, condition: Tensor, other: Tensor | Number) -> Tensor:
         return _fn.where(condition, self, other)
 
-    def split(self, split_size, dim=0):
+    def split(self, split_size: _int | Sequence[_int], dim: _int = 0) -> tuple[Tensor, ...]:
         return _fn.split(self, split_size, dim)
 
-    def chunk(self, chunks, dim=0):
+    def chunk(self, chunks: _int, dim: _int = 0) -> tuple[Tensor, ...]:
         return _fn.chunk(self, chunks, dim)
 
-    def unbind(self, dim=0):
+    def unbind(self, dim: _int = 0) -> tuple[Tensor, ...]:
         return _fn.unbind(self, dim)
 
-    def narrow(self, dim, start, length):
+    def narrow(self, dim: _int, start: _int, length: _int) -> Tensor:
         return _fn.narrow(self, dim, start, length)
 
-    def flip(self, *dims):
+    def flip(self, *dims: Any) -> Tensor:
         return _fn.flip(self, _views.as_shape(dims))
 
-    def fliplr(self):
+    def fliplr(self) -> Tensor:
         return _fn.fliplr(self)
 
-    def flipud(self):
+    def flipud(self) -> Tensor:
         return _fn.flipud(self)
 
-    def repeat(self, *sizes):
+    def repeat(self, *sizes: Any) -> Tensor:
         from .ops.joins import repeat
 
         return repeat(self, _views.as_shape(sizes))
 
-    def tile(self, *dims):
+    def tile(self, *dims: Any) -> Tensor:
         return _fn.tile(self, _views.as_shape(dims))
 
-    def movedim(self, source, destination):
+    def movedim(self, source: _int | Sequence[_int], destination: _int | Sequence[_int]) -> Tensor:
         return _fn.movedim(self, source, destination)
 
     moveaxis = movedim
 
-    def gather(self, dim, index):
+    def gather(self, dim: _int, index: Tensor) -> Tensor:
         return _fn.gather(self, dim, index)
 
-    def take_along_dim(self, indices, dim=None):
+    def take_along_dim(self, indices: Tensor, dim: _int | None = None) -> Tensor:
         return _fn.take_along_dim(self, indices, dim)
 
-    def scatter_add(self, dim, index, src):
+    def scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         return _fn.scatter_add(self, dim, index, src)
 
-    def scatter_add_(self, dim, index, src):
+    def scatter_add_(self, dim: _int, index: Tensor, src: Tensor) -> Tensor:
         self._check_inplace()
         return self._assign(_fn.scatter_add(self, dim, index, src))
 
-    def index_select(self, dim, index):
+    def index_select(self, dim: _int, index: Tensor) -> Tensor:
         return _fn.index_select(self, dim, index)
 
-    def index_add(self, dim, index, source, *, alpha=1):
+    def index_add(self, dim: _int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
         return _fn.index_add(self, dim, index, source, alpha=alpha)
 
-    def index_add_(self, dim, index, source, *, alpha=1):
+    def index_add_(self, dim: _int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
         self._check_inplace()
         return self._assign(_fn.index_add(self, dim, index, source, alpha=alpha))
 
-    def index_put(self, indices, values, accumulate=False):
+    def index_put(
+        self, indices: tuple[Tensor, ...], values: Tensor, accumulate: _bool = False
+    ) -> Tensor:
         from .ops.indexing import index_put
 
         return index_put(self, tuple(indices), values, accumulate)
 
-    def index_put_(self, indices, values, accumulate=False):
+    def index_put_(
+        self, indices: tuple[Tensor, ...], values: Tensor, accumulate: _bool = False
+    ) -> Tensor:
         from .ops.indexing import index_put
 
         self._check_inplace()
         return self._assign(index_put(self, tuple(indices), values, accumulate))
 
-    def masked_fill(self, mask, value):
+    def masked_fill(self, mask: Tensor, value: Tensor | Number) -> Tensor:
         return _fn.where(mask, value, self)
 
-    def masked_select(self, mask):
+    def masked_select(self, mask: Tensor) -> Tensor:
         from .ops.indexing import take
 
         m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, self._data.shape))
@@ -1160,7 +1230,7 @@ from .ops import reduce as _reduce  # noqa: E402
 from .ops import viewbase as _vb  # noqa: E402
 from .ops import views as _views  # noqa: E402
 
-_FAST = _pw.FAST
+_FAST: dict[str, Any] = _pw.FAST
 # the operators are the elementwise fast paths themselves: one Python call less per op
 Tensor.__add__ = _FAST["add"]
 Tensor.__sub__ = _FAST["sub"]

@@ -7,6 +7,8 @@ PyTorch names nbgrad does not have yet. Adding a public name means adding a row 
 new public subpackage of nbgrad needs its own section.
 """
 
+import __future__
+
 import importlib
 import pkgutil
 import re
@@ -66,7 +68,9 @@ def _public(path):
                 and not getattr(v, "__module__", "nbgrad").startswith("nbgrad")
             )
         ]
-    return {n for n in names if not isinstance(getattr(obj, n), types.ModuleType)}
+    # modules and `from __future__ import annotations` are not API
+    hidden = (types.ModuleType, __future__._Feature)
+    return {n for n in names if not isinstance(getattr(obj, n), hidden)}
 
 
 def test_every_public_name_has_an_entry_and_every_entry_exists():

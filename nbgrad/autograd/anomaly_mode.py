@@ -15,7 +15,7 @@ from ..tape import R_SEQ, TAPE
 from . import hooks, rowwatch
 
 _STATE = {"on": False, "check_nan": True}
-TRACES = {}  # row stamp -> formatted forward traceback (lines)
+TRACES: dict = {}  # row stamp -> formatted forward traceback (lines)
 _prune_at = [4096]
 
 

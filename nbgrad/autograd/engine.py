@@ -5,6 +5,11 @@ Leaves' gradient buffers are supplied here: an existing `.grad` is accumulated i
 place (as PyTorch does), otherwise a fresh array becomes the new `.grad` with no copy.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from nbgrad._array import contig
@@ -471,13 +476,13 @@ def _sum_to(g, shape, name, pos):
 
 
 def backward(
-    tensors,
-    grad_tensors=None,
-    retain_graph=None,
-    create_graph=False,
-    inputs=None,
-    grad_variables=None,
-):
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+    grad_variables: Any = None,
+) -> None:
     """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
     args = (tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables)
     if hooks.POST:  # leaves with post-accumulate-grad hooks: called after the pass

@@ -18,6 +18,8 @@ Differences from PyTorch: a dual made from a tensor that does not require grad r
 `no_grad()` inside a dual level record nothing, so they carry no tangent.
 """
 
+from __future__ import annotations
+
 import contextlib
 from collections import namedtuple
 
@@ -39,10 +41,10 @@ class _Level:
         self.nb = None  # leading batch dims of the tangents (set by the first make_dual)
 
 
-_LEVELS = []
+_LEVELS: list[_Level] = []
 
 
-def enter_dual_level():
+def enter_dual_level() -> int:
     if _LEVELS:
         raise NotImplementedError(
             "Nested forward mode AD is not supported at the moment (nbgrad keeps one dual "
@@ -52,7 +54,7 @@ def enter_dual_level():
     return _LEVELS[-1].idx
 
 
-def exit_dual_level(*, level=None):
+def exit_dual_level(*, level: int | None = None) -> None:
     if not _LEVELS:
         raise RuntimeError("Trying to exit a forward AD level that was not the last one created")
     _LEVELS.pop()
@@ -77,7 +79,9 @@ def _current(level):
     return _LEVELS[-1]
 
 
-def make_dual(tensor, tangent, *, level=None, _batched=False):
+def make_dual(
+    tensor: Tensor, tangent: Tensor, *, level: int | None = None, _batched: bool = False
+) -> Tensor:
     """A tensor with `tensor`'s value whose forward gradient is `tangent`."""
     lv = _current(level)
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
@@ -118,7 +122,7 @@ def make_dual(tensor, tangent, *, level=None, _batched=False):
     return dual
 
 
-def unpack_dual(tensor, *, level=None):
+def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTensor:
     """(primal, tangent) of a tensor; tangent None if it does not depend on a dual."""
     if not _LEVELS or not isinstance(tensor, Tensor) or tensor._slot < 0:
         return UnpackedDualTensor(tensor, None)
@@ -195,3 +199,7 @@ __all__ = [
     "make_dual",
     "unpack_dual",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "forward_ad")

@@ -8,6 +8,11 @@ PyTorch does. Hessians are Jacobians of the gradient, which is recorded with
 `create_graph=True` (reverse-over-reverse, or forward-over-reverse).
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..tensor import Tensor
@@ -120,7 +125,13 @@ def _unwrap(xs, is_tuple):
 
 
 # -- vjp / jvp ------------------------------------------------------------------------
-def vjp(func, inputs, v=None, create_graph=False, strict=False):
+def vjp(
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    v: Tensor | tuple[Tensor, ...] | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
     """(func(inputs), v^T J): the vector-Jacobian product at `inputs`."""
     in_tuple, ins = _as_tuple(inputs, "inputs", "vjp")
     ins = _grad_preprocess(ins, create_graph)
@@ -152,7 +163,13 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return _unwrap(outs, out_tuple), _unwrap(_grad_postprocess(res, create_graph), in_tuple)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
+def jvp(
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    v: Tensor | tuple[Tensor, ...] | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
     """(func(inputs), J v), by the transpose of the VJP (the double-backward construction)."""
     in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
     ins = _grad_preprocess(ins, create_graph)
@@ -194,8 +211,13 @@ def _eye_basis(t):
 
 
 def jacobian(
-    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
-):
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
+) -> Any:
     """The Jacobian of func at inputs: out.shape + in.shape per (output, input) pair."""
     if strategy not in ("reverse-mode", "forward-mode"):
         raise RuntimeError(
@@ -332,13 +354,13 @@ def _scalar_check(out, fn_name):
 
 
 def hessian(
-    func,
-    inputs,
-    create_graph=False,
-    strict=False,
-    vectorize=False,
-    outer_jacobian_strategy="reverse-mode",
-):
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
+) -> Any:
     """The Hessian of a scalar function: the Jacobian of its gradient."""
     in_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("reverse-mode", "forward-mode"):
@@ -417,14 +439,30 @@ def _hv(func, inputs, v, create_graph, strict, fn_name):
     )
 
 
-def vhp(func, inputs, v=None, create_graph=False, strict=False):
+def vhp(
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    v: Tensor | tuple[Tensor, ...] | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
     """(func(inputs), v^T H) for a scalar func."""
     return _hv(func, inputs, v, create_graph, strict, "vhp")
 
 
-def hvp(func, inputs, v=None, create_graph=False, strict=False):
+def hvp(
+    func: Callable[..., Any],
+    inputs: Tensor | tuple[Tensor, ...],
+    v: Tensor | tuple[Tensor, ...] | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
+) -> tuple[Any, Any]:
     """(func(inputs), H v) for a scalar func (H is symmetric, so this is v^T H too)."""
     return _hv(func, inputs, v, create_graph, strict, "hvp")
 
 
 __all__ = ["hessian", "hvp", "jacobian", "jvp", "vhp", "vjp"]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "autograd_functional")

@@ -15,7 +15,7 @@ def is_grad_enabled():
 
 
 class _GradMode:
-    _mode = None
+    _mode: bool | None = None
 
     def __enter__(self):
         self._prev = STATE.enabled

@@ -35,7 +35,7 @@ from .derivatives.per_sample import Diag
 from .grad_mode import set_grad_enabled
 from .node import AccumulateGrad, Node  # noqa: F401 - public as torch.autograd.graph.Node
 
-_loaded = []
+_loaded: list[bool] = []
 
 
 def _ensure_loaded():

@@ -78,8 +78,9 @@ def run_gradient_hooks(hooks, grad):
 NODES = [0]  # node pre/post hooks registered (`Node.register_hook`/`register_prehook`)
 ANOMALY = [False]  # anomaly mode (`anomaly.py`)
 
-POST = {}  # id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
-_QUEUE = []  # final callbacks of the backward under way
+# id(leaf) -> weak reference to a leaf with hooks (kept in its `_post_hooks`)
+POST: dict[int, weakref.ref] = {}
+_QUEUE: list = []  # final callbacks of the backward under way
 _ACTIVE = [0]
 _IDS = itertools.count()
 

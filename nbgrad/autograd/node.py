@@ -17,7 +17,7 @@ from ..ops.registry import CUSTOM, OPS
 from ..tape import R_CODE, R_DT, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
 from . import hooks
 
-STATE = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
+STATE: dict = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
 _IDS = itertools.count()
 
 
@@ -133,7 +133,7 @@ def _name(row):
     return TAPE.saved[row].node_name if op.name == CUSTOM else op.node
 
 
-_CLASSES = {}
+_CLASSES: dict[str, type] = {}
 
 
 def _named(name):

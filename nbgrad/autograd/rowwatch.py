@@ -14,9 +14,9 @@ import sys
 
 from ..tape import D_SEQ, R_SEQ, TAPE
 
-_SUBS = {}  # name -> fn(rows, frame): rows recorded since the last look, oldest first
+_SUBS: dict = {}  # name -> fn(rows, frame): rows recorded since the last look, oldest first
 _SEEN = [0]  # rows ever recorded when last looked
-_EXIT = []
+_EXIT: list = []
 _PREV = [None]  # the profile function found when ours was installed (put back after)
 _NBGRAD = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 

@@ -26,9 +26,9 @@ from ..tape import R_CODE, R_SAVED, R_SEQ, SAVES_LIVE, TAPE
 from ..tensor import Tensor
 from . import rowwatch
 
-_STACK = []  # (pack_hook, unpack_hook) of the contexts entered, innermost last
+_STACK: list = []  # (pack_hook, unpack_hook) of the contexts entered, innermost last
 _DISABLED = [None]  # the message of an enclosing disable_saved_tensors_hooks
-PACKED = {}  # row stamp -> (unpack_hook, [packed values], [(shape, dtype)])
+PACKED: dict = {}  # row stamp -> (unpack_hook, [packed values], [(shape, dtype)])
 _CUSTOM_CODE = BY_NAME[CUSTOM].code
 _prune_at = [1024]
 

@@ -36,7 +36,7 @@ from ..tape import (
 )
 
 # id(storage) -> _Counter. Weak: an entry goes with its storage (and its id with it).
-_COUNTERS = {}
+_COUNTERS: dict = {}
 LAST = [-1]  # stamp of the latest in-place write to any storage
 _TLS = threading.local()  # .since: (stamp, id(tensor)) of the in-place op under way
 _KEEP = 64  # stamps kept per storage (more only when old graphs outlive many writes)

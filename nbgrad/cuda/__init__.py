@@ -50,3 +50,7 @@ __all__ = [
     "is_simulated",
     "synchronize",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "cuda")

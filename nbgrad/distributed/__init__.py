@@ -448,3 +448,7 @@ __all__ = [
     "isend", "recv", "reduce", "reduce_scatter_tensor", "scatter", "scatter_object_list",
     "send",
 ]  # fmt: skip
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "distributed")

@@ -39,3 +39,7 @@ __all__ = [
     "kl_divergence",
     "register_kl",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "distributions")

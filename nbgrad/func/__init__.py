@@ -14,6 +14,11 @@ an argument that already takes part in an enclosing transform's graph is differe
 with create_graph=True, so the outer transform sees the inner one's computation.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 from ..autograd import functional as _F
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
@@ -66,7 +71,9 @@ def _split_aux(out, has_aux):
     return out
 
 
-def grad_and_value(func, argnums=0, has_aux=False):
+def grad_and_value(
+    func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """A function returning (gradient of func w.r.t. args[argnums], func's value)."""
 
     def wrapper(*args, **kwargs):
@@ -93,7 +100,9 @@ def grad_and_value(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(func, argnums=0, has_aux=False):
+def grad(
+    func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """A function returning the gradient of scalar `func` w.r.t. args[argnums]."""
     gv = grad_and_value(func, argnums, has_aux)
 
@@ -104,7 +113,7 @@ def grad(func, argnums=0, has_aux=False):
     return wrapper
 
 
-def vjp(func, *primals, has_aux=False):
+def vjp(func: Callable[..., Any], *primals: Tensor, has_aux: bool = False) -> tuple[Any, ...]:
     """(func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) -> one gradient per primal."""
     xs, nested = _prepare(primals, range(len(primals)))
     with enable_grad():
@@ -141,7 +150,13 @@ def vjp(func, *primals, has_aux=False):
     return (value, vjp_fn, aux) if has_aux else (value, vjp_fn)
 
 
-def jvp(func, primals, tangents, *, has_aux=False):
+def jvp(
+    func: Callable[..., Any],
+    primals: tuple[Tensor, ...],
+    tangents: tuple[Tensor, ...],
+    *,
+    has_aux: bool = False,
+) -> tuple[Any, ...]:
     """(func(*primals), J @ tangents) by forward mode."""
     from ..autograd import forward_ad as fwAD
 
@@ -200,17 +215,21 @@ def _is_nested(J):
     return isinstance(J, tuple) and J and isinstance(J[0], tuple)
 
 
-def jacrev(func, argnums=0, *, has_aux=False):
+def jacrev(
+    func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, *, has_aux: bool = False
+) -> Callable[..., Any]:
     """Jacobian by reverse mode: one batched VJP sweep over the identity basis."""
     return _jac(func, argnums, has_aux, "reverse-mode")
 
 
-def jacfwd(func, argnums=0, has_aux=False):
+def jacfwd(
+    func: Callable[..., Any], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[..., Any]:
     """Jacobian by forward mode: one forward walk with the identity basis as tangents."""
     return _jac(func, argnums, has_aux, "forward-mode")
 
 
-def hessian(func, argnums=0):
+def hessian(func: Callable[..., Any], argnums: int | tuple[int, ...] = 0) -> Callable[..., Any]:
     """The Hessian of a scalar func: jacfwd(jacrev(func)) as in torch.func."""
     return jacfwd(jacrev(func, argnums), argnums)
 
@@ -226,3 +245,7 @@ __all__ = [
     "stack_module_state",
     "vjp",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "func")

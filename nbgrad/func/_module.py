@@ -1,13 +1,23 @@
 """Calling a module with other parameters: `functional_call` and `stack_module_state`,
 as torch.func has them (the ensembling and meta-learning recipes)."""
 
+from __future__ import annotations
+
 import contextlib
+from typing import Any
 
 from ..tensor import Tensor
 
 
-def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
-                    tie_weights=True, strict=False):  # fmt: skip
+def functional_call(
+    module: Any,
+    parameter_and_buffer_dicts: dict[str, Any] | tuple[dict[str, Any], ...],
+    args: Any = None,
+    kwargs: dict[str, Any] | None = None,
+    *,
+    tie_weights: bool = True,
+    strict: bool = False,
+) -> Any:
     """Call `module(*args, **kwargs)` with the tensors of `parameter_and_buffer_dicts`
     (dotted names, as `named_parameters` gives them) in place of its own; the module is
     left as it was. Names not given keep the module's tensors (`strict=True` refuses)."""

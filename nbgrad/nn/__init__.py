@@ -14,4 +14,11 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+from .. import _docs  # noqa: E402
 from . import parallel  # noqa: E402, F401  (DistributedDataParallel)
+
+_docs.attach(__name__, "nn")
+_docs.attach(functional, "nn_functional")
+_docs.attach(init, "nn_init")
+_docs.attach(utils, "nn_utils")
+_docs.attach(parallel, "nn_parallel")

@@ -1,25 +1,28 @@
 """Scaled dot-product attention and the multi-head attention behind nn.MultiheadAttention,
 composed of recorded core ops (matmul, softmax, masked_fill)."""
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
 from ..ops import softmax as _sm
 from ..ops.linear import linear
+from ..tensor import Tensor
 from ._fn_norm import _const, dropout
 
 
 def scaled_dot_product_attention(
-    query,
-    key,
-    value,
-    attn_mask=None,
-    dropout_p=0.0,
-    is_causal=False,
-    scale=None,
-    enable_gqa=False,
-):
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     if is_causal and attn_mask is not None:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
@@ -57,14 +60,14 @@ def mha_forward(
     out_b,
     key_padding_mask,
     need_weights,
-    attn_mask,
+    attn_mask: Tensor | None,
     average_attn_weights,
-    dropout_p,
-    training,
+    dropout_p: float,
+    training: bool,
     bias_k=None,
     bias_v=None,
-    is_causal=False,
-):
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
     """q (L, N, E), k, v (S, N, E*) -> (out (L, N, E), weights or None)."""
     L, N, E = q.shape
     S = k.shape[0]

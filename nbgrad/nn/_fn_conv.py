@@ -2,7 +2,10 @@
 recorded gather of the input's windows (nbgrad/nn/_gather.py), then one matmul or a
 reduction over the window. Transposed convolution is the matmul followed by F.fold."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
@@ -86,38 +89,54 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):  #
     return y if batched else y.squeeze(0)
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:  # noqa: A002
     return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):  # noqa: A002
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:  # noqa: A002
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
 
 
 def conv_transpose2d(
-    input,  # noqa: A002
-    weight,
-    bias=None,
-    stride=1,
-    padding=0,
-    output_padding=0,
-    groups=1,
-    dilation=1,
-):
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
     x, batched = _batched(input, 2, "conv_transpose2d")
     return _conv_t(x, batched, weight, bias, stride, padding, output_padding, groups, dilation, 2)
 
 
 def conv_transpose1d(
-    input,  # noqa: A002
-    weight,
-    bias=None,
-    stride=1,
-    padding=0,
-    output_padding=0,
-    groups=1,
-    dilation=1,
-):
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
     x, batched = _batched(input, 1, "conv_transpose1d")
     return _conv_t(x, batched, weight, bias, stride, padding, output_padding, groups, dilation, 1)
 
@@ -233,26 +252,26 @@ def _batched_pool(input, nsp):  # noqa: A002
 
 
 def max_pool1d(
-    input,  # noqa: A002
-    kernel_size,
-    stride=None,
-    padding=0,
-    dilation=1,
-    ceil_mode=False,
-    return_indices=False,
-):
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 1)
 
 
 def max_pool2d(
-    input,  # noqa: A002
-    kernel_size,
-    stride=None,
-    padding=0,
-    dilation=1,
-    ceil_mode=False,
-    return_indices=False,
-):
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     return _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, 2)
 
 
@@ -295,25 +314,25 @@ def _avg_divisor(spatial, k, s, p, out, count_include_pad):
 
 
 def avg_pool1d(
-    input,
-    kernel_size,
-    stride=None,
-    padding=0,
-    ceil_mode=False,  # noqa: A002
-    count_include_pad=True,
-):
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
     return _avg_pool(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
 
 
 def avg_pool2d(
-    input,
-    kernel_size,
-    stride=None,
-    padding=0,
-    ceil_mode=False,  # noqa: A002
-    count_include_pad=True,
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
     divisor_override=None,
-):
+) -> Tensor:
     return _avg_pool(
         input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2
     )
@@ -351,9 +370,9 @@ def _adaptive_max(input, output_size, return_indices, nsp, name):  # noqa: A002
     return (y, it) if return_indices else y
 
 
-def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
     return _adaptive_max(input, output_size, return_indices, 1, "adaptive_max_pool1d")
 
 
-def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:  # noqa: A002
     return _adaptive_max(input, output_size, return_indices, 2, "adaptive_max_pool2d")

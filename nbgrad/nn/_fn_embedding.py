@@ -1,6 +1,8 @@
 """Embedding extras: max_norm renormalization and embedding bags (sum, mean, max), from
 the embedding gather and index_add."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from .._array import contig
@@ -72,7 +74,7 @@ def embedding(
     return _EmbeddingFn.apply(weight, idx, padding_idx)
 
 
-def embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002
+def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:  # noqa: A002
     """Rescale, in place, the rows of `weight` that `input` selects whose norm exceeds
     max_norm to norm max_norm (PyTorch's scale: max_norm / (norm + 1e-7))."""
     idx = input._data.host() if input.is_cuda else input._data
@@ -90,18 +92,18 @@ def embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002
 
 
 def embedding_bag(
-    input,  # noqa: A002
-    weight,
-    offsets=None,
-    max_norm=None,
-    norm_type=2,
-    scale_grad_by_freq=False,
-    mode="mean",
-    sparse=False,
-    per_sample_weights=None,
-    include_last_offset=False,
-    padding_idx=None,
-):
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
     from ..creation import full
     from ..ops.joins import cat
     from .functional import embedding

@@ -1,9 +1,12 @@
 """KL divergence, Gaussian and Poisson NLL, margin ranking, triplet margin and cosine
 embedding losses (PyTorch's names, defaults and errors), composed of recorded core ops."""
 
+from __future__ import annotations
+
 import math
 
 from ..creation import ones, zeros
+from ..tensor import Tensor
 from ._fn_norm import pairwise_distance
 
 
@@ -17,7 +20,14 @@ def _reduce(loss, reduction):
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:  # noqa: A002
     from .functional import _red
 
     reduction = _red(reduction, size_average, reduce)
@@ -34,7 +44,14 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return _reduce(loss, reduction)
 
 
-def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):  # noqa: A002
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor,
+    full: bool = False,
+    eps: float = 1e-06,
+    reduction: str = "mean",
+) -> Tensor:  # noqa: A002
     if var.shape != input.shape:
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
@@ -55,15 +72,15 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def poisson_nll_loss(
-    input,
-    target,
-    log_input=True,
-    full=False,
-    size_average=None,  # noqa: A002
-    eps=1e-8,
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-08,
     reduce=None,
-    reduction="mean",
-):
+    reduction: str = "mean",
+) -> Tensor:
     from .functional import _red
 
     reduction = _red(reduction, size_average, reduce)
@@ -81,8 +98,14 @@ def poisson_nll_loss(
 
 
 def margin_ranking_loss(
-    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
-):
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     from .functional import _red
 
     reduction = _red(reduction, size_average, reduce)
@@ -90,17 +113,17 @@ def margin_ranking_loss(
 
 
 def triplet_margin_loss(
-    anchor,
-    positive,
-    negative,
-    margin=1.0,
-    p=2,
-    eps=1e-6,
-    swap=False,
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-06,
+    swap: bool = False,
     size_average=None,
     reduce=None,
-    reduction="mean",
-):
+    reduction: str = "mean",
+) -> Tensor:
     from .functional import _red
 
     reduction = _red(reduction, size_average, reduce)
@@ -112,8 +135,14 @@ def triplet_margin_loss(
 
 
 def cosine_embedding_loss(
-    input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"
-):
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     from .functional import _red
 
     reduction = _red(reduction, size_average, reduce)

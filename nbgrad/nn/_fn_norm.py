@@ -1,7 +1,10 @@
 """Normalizations, distances and dropout variants (PyTorch's names, defaults and errors),
 composed of recorded core ops."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
@@ -15,7 +18,13 @@ def _const(arr, like):
     return t.cuda() if like.is_cuda else t
 
 
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):  # noqa: A002
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-05,
+) -> Tensor:  # noqa: A002
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k :]) != shape:
@@ -39,7 +48,9 @@ def _normalize_over(x, dims, eps):
     return xc * (var + eps).rsqrt()
 
 
-def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:  # noqa: A002
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if k == 0 or input.dim() < k or tuple(input.shape[input.dim() - k :]) != shape:
@@ -54,7 +65,13 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):  # noqa: A002
     return y if weight is None else y * weight
 
 
-def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A002
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-05,
+) -> Tensor:  # noqa: A002
     if input.dim() < 2:
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
@@ -75,15 +92,15 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):  # noqa: A0
 
 
 def batch_norm(
-    input,  # noqa: A002
-    running_mean,
-    running_var,
-    weight=None,
-    bias=None,
-    training=False,
-    momentum=0.1,
-    eps=1e-5,
-):
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-05,
+) -> Tensor:
     c = input.shape[1] if input.dim() > 1 else input.shape[0]
     for name, t in (
         ("running_mean", running_mean),
@@ -125,7 +142,7 @@ def batch_norm(
     return y
 
 
-def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:  # noqa: A002
     denom = _pnorm(input, p, dim, True).clamp_min(eps)
     return input / denom
 
@@ -140,7 +157,7 @@ def _pnorm(x, p, dim, keepdim):
     return (x.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
 
 
-def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-08) -> Tensor:
     # PyTorch: sum(x1 * x2) / sqrt(clamp_min(|x1|^2 * |x2|^2, eps^2)), on broadcast inputs
     prod = x1 * x2  # broadcasts (or raises PyTorch's error)
     x1, x2 = x1.expand(*prod.shape), x2.expand(*prod.shape)
@@ -150,7 +167,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return w12 * (w1 * w2).clamp_min(eps * eps).rsqrt()
 
 
-def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False
+) -> Tensor:
     d = max(x1.dim(), x2.dim()) - 1
     return _pnorm(x1 - x2 + eps, p, d, keepdim)
 
@@ -160,7 +179,7 @@ def _check_p(p):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     _check_p(p)
     if not training or p == 0.0:
         return input
@@ -185,9 +204,13 @@ def _feature_dropout(input, p, training, nsp, name):  # noqa: A002
     return input * _const(mask, input)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:  # noqa: A002
     return _feature_dropout(input, p, training, 1, "dropout1d")
 
 
-def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:  # noqa: A002
     return _feature_dropout(input, p, training, 2, "dropout2d")

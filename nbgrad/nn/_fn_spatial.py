@@ -1,7 +1,11 @@
 """F.pad, F.unfold / F.fold, F.interpolate and the adaptive average pools (PyTorch's names,
 defaults and errors): gathers by position (nbgrad/nn/_gather.py) and small matmuls."""
 
+from __future__ import annotations
+
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -13,7 +17,9 @@ from ._gather import gather_tail
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 
-def pad(input, pad, mode="constant", value=None):  # noqa: A002
+def pad(
+    input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None
+) -> Tensor:  # noqa: A002
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
@@ -64,7 +70,9 @@ def _tuple(v, n, name="kernel_size"):
     return (int(v),) * n
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+def unfold(
+    input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
+) -> Tensor:  # noqa: A002
     if input.dim() not in (3, 4):
         raise NotImplementedError(
             f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)"
@@ -90,7 +98,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
     return cols if batched else cols.squeeze(0)
 
 
-def window_gather(x, kernel, stride, pads, dilation, out, layout, fill=0.0):
+def window_gather(x, kernel, stride: Any, pads, dilation: Any, out, layout, fill=0.0) -> Tensor:
     """x (N, C, *spatial) -> its windows, laid out as "unfold" (N, C, *kernel, *out),
     "conv" (N, *out, C, *kernel) or "pool" (N, C, *out, *kernel); positions outside the
     input read `fill`."""
@@ -115,7 +123,14 @@ def window_gather(x, kernel, stride, pads, dilation, out, layout, fill=0.0):
     return gather_tail(x, plan, fill)
 
 
-def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):  # noqa: A002
+def fold(
+    input: Tensor,
+    output_size: Any,
+    kernel_size: Any,
+    dilation: Any = 1,
+    padding: Any = 0,
+    stride: Any = 1,
+) -> Tensor:  # noqa: A002
     if input.dim() not in (2, 3):
         raise NotImplementedError(
             f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
@@ -175,14 +190,14 @@ _INTERP_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area"
 
 
 def interpolate(
-    input,  # noqa: A002
-    size=None,
-    scale_factor=None,
-    mode="nearest",
-    align_corners=None,
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
     recompute_scale_factor=None,
-    antialias=False,
-):
+    antialias: bool = False,
+) -> Tensor:
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -294,9 +309,9 @@ def _adaptive_avg(input, output_size, nsp, name):  # noqa: A002
     return y
 
 
-def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     return _adaptive_avg(input, output_size, 1, "adaptive_avg_pool1d")
 
 
-def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:  # noqa: A002
     return _adaptive_avg(input, output_size, 2, "adaptive_avg_pool2d")

@@ -8,6 +8,10 @@ _fn_*.py modules here) are compositions of recorded ops. `inplace=True` is accep
 computes out of place, which gives the same values and gradients.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from .. import functions as _fn
@@ -29,11 +33,11 @@ def _inplace(x, result, inplace):
     return result
 
 
-def softmin(input, dim=None, _stacklevel=3, dtype=None):  # noqa: A002
+def softmin(input: Tensor, dim: int | None = None, _stacklevel=3, dtype: Any = None) -> Tensor:  # noqa: A002
     return _sm.softmax(-input, dim, dtype)
 
 
-def relu(input, inplace=False):  # noqa: A002
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """Applies the rectified linear unit elementwise: max(0, x).
 
     Args:
@@ -51,58 +55,67 @@ def relu(input, inplace=False):  # noqa: A002
     return _inplace(input, _pw.FAST["relu"](input), inplace)
 
 
-def relu_(input):  # noqa: A002
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
     return relu(input, True)
 
 
-def sigmoid(input):  # noqa: A002
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
     return _pw.FAST["sigmoid"](input)
 
 
-def tanh(input):  # noqa: A002
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return _pw.FAST["tanh"](input)
 
 
-def silu(input, inplace=False):  # noqa: A002
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _pw.FAST["silu"](input), inplace)
 
 
 gelu = _fn.gelu
 
 
-def leaky_relu(input, negative_slope=0.01, inplace=False):  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _act.leaky_relu(input, negative_slope), inplace)
 
 
-def elu(input, alpha=1.0, inplace=False):  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _act.elu(input, alpha), inplace)
 
 
-def selu(input, inplace=False):  # noqa: A002
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _act.selu(input), inplace)
 
 
-def celu(input, alpha=1.0, inplace=False):  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _act.celu(input, alpha), inplace)
 
 
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):  # noqa: A002
+def hardtanh(
+    input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False
+) -> Tensor:  # noqa: A002
     return _inplace(input, _act.hardtanh(input, min_val, max_val), inplace)
 
 
-def relu6(input, inplace=False):  # noqa: A002
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     return _inplace(input, _act.relu6(input), inplace)
 
 
-def softplus(input, beta=1.0, threshold=20.0):  # noqa: A002
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     return _act.softplus(input, beta, threshold)
 
 
-def logsigmoid(input):  # noqa: A002
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
     return -_act.softplus(-input)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:  # noqa: A002
     """Mean squared error between `input` and `target`, elementwise (input - target)**2.
 
     Args:
@@ -132,12 +145,21 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     return _losses.pointwise_loss(_losses.MSE, input, target, red, name="mse_loss")
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+def l1_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:  # noqa: A002
     red = _red(reduction, size_average, reduce)
     return _losses.pointwise_loss(_losses.L1, input, target, red, name="l1_loss")
 
 
-def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:  # noqa: A002
     red = _red(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -148,7 +170,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     )
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0
+) -> Tensor:  # noqa: A002
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return _losses.pointwise_loss(
@@ -156,14 +180,14 @@ def huber_loss(input, target, reduction="mean", delta=1.0):  # noqa: A002
     )
 
 
-def binary_cross_entropy(  # noqa: D103
-    input,  # noqa: A002
-    target,
-    weight=None,
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
     size_average=None,
     reduce=None,
-    reduction="mean",
-):
+    reduction: str = "mean",
+) -> Tensor:  # noqa: D103
     red = _red(reduction, size_average, reduce)
     return _losses.pointwise_loss(
         _losses.BCE, input, target, red, weight=weight, name="binary_cross_entropy"
@@ -171,14 +195,14 @@ def binary_cross_entropy(  # noqa: D103
 
 
 def binary_cross_entropy_with_logits(
-    input,  # noqa: A002
-    target,
-    weight=None,
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
     size_average=None,
     reduce=None,
-    reduction="mean",
-    pos_weight=None,
-):
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     red = _red(reduction, size_average, reduce)
     return _losses.pointwise_loss(
         _losses.BCE_LOGITS,
@@ -202,7 +226,7 @@ def _red(reduction, size_average, reduce):
     return ("none", "mean", "sum")[code]
 
 
-def one_hot(tensor, num_classes=-1):
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(
             f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
@@ -242,14 +266,14 @@ from . import _fn_attention, _fn_conv, _fn_embedding, _fn_losses, _fn_norm, _fn_
 
 
 def embedding(
-    input,  # noqa: A002
-    weight,
-    padding_idx=None,
-    max_norm=None,
-    norm_type=2.0,
-    scale_grad_by_freq=False,
-    sparse=False,
-):
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
     if max_norm is not None:
@@ -292,4 +316,6 @@ interpolate = _fn_spatial.interpolate
 pad = _fn_spatial.pad
 unfold = _fn_spatial.unfold
 
-__all__ = [n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor")]
+__all__ = [
+    n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor", "Any", "annotations")
+]

@@ -511,5 +511,5 @@ def _fast_binary(name, locked=False):
     return f
 
 
-FAST = {n: _fast_unary(n) for n in ew.UNARY}
+FAST: dict = {n: _fast_unary(n) for n in ew.UNARY}
 FAST.update({n: _fast_binary(n) for n in ew.BINARY})

@@ -38,3 +38,8 @@ __all__ = [
     "Optimizer",
     "lr_scheduler",
 ]
+
+from .. import _docs  # noqa: E402
+
+_docs.attach(__name__, "optim")
+_docs.attach(lr_scheduler, "lr_scheduler")

@@ -1,5 +1,9 @@
 """Adadelta (torch.optim.Adadelta's update)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from ._host import HostOptimizer, check_nonnegative, scalar_state
@@ -9,17 +13,17 @@ from .optimizer import _zeros_like
 class Adadelta(HostOptimizer):
     def __init__(
         self,
-        params,
-        lr=1.0,
-        rho=0.9,
-        eps=1e-6,
-        weight_decay=0,
-        foreach=None,
+        params: Any,
+        lr: float = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-06,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
         *,
-        capturable=False,
-        maximize=False,
-        differentiable=False,
-    ):
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         check_nonnegative(lr=lr)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(f"Invalid rho value: {rho}")

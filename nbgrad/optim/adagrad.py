@@ -1,5 +1,9 @@
 """Adagrad (torch.optim.Adagrad's update: lr decay, weight decay, initial accumulator)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from ._host import HostOptimizer, check_nonnegative, full_like_param, scalar_state
@@ -8,18 +12,18 @@ from ._host import HostOptimizer, check_nonnegative, full_like_param, scalar_sta
 class Adagrad(HostOptimizer):
     def __init__(
         self,
-        params,
-        lr=1e-2,
-        lr_decay=0,
-        weight_decay=0,
-        initial_accumulator_value=0,
-        eps=1e-10,
-        foreach=None,
+        params: Any,
+        lr: float = 0.01,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
         *,
-        maximize=False,
-        differentiable=False,
-        fused=None,
-    ):
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
         check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay)
         check_nonnegative(initial_accumulator_value=initial_accumulator_value, eps=eps)
         if differentiable:

@@ -1,5 +1,9 @@
 """Adamax (torch.optim.Adamax's update: Adam with an infinity-norm second moment)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from ._host import HostOptimizer, check_betas, check_nonnegative, lerp_, scalar_state
@@ -9,17 +13,17 @@ from .optimizer import _zeros_like
 class Adamax(HostOptimizer):
     def __init__(
         self,
-        params,
-        lr=2e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        foreach=None,
+        params: Any,
+        lr: float = 0.002,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-08,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
         *,
-        maximize=False,
-        differentiable=False,
-        capturable=False,
-    ):
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay)

@@ -5,6 +5,11 @@ The search works on one flat NumPy vector of all parameters, in their dtype; the
 keeps its vectors as 1-d tensors, as PyTorch's does.
 """
 
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..autograd import versions as _ver
@@ -108,15 +113,15 @@ def _vec(a):
 class LBFGS(Optimizer):
     def __init__(
         self,
-        params,
-        lr=1,
-        max_iter=20,
-        max_eval=None,
-        tolerance_grad=1e-7,
-        tolerance_change=1e-9,
-        history_size=100,
-        line_search_fn=None,
-    ):
+        params: Any,
+        lr: float = 1,
+        max_iter: int = 20,
+        max_eval: int | None = None,
+        tolerance_grad: float = 1e-07,
+        tolerance_change: float = 1e-09,
+        history_size: int = 100,
+        line_search_fn: str | None = None,
+    ) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
@@ -171,7 +176,7 @@ class LBFGS(Optimizer):
         self._set(x)
         return loss, g
 
-    def step(self, closure):
+    def step(self, closure: Callable[[], Any]):  # type: ignore[override]
         group = self.param_groups[0]
         lr = group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]

@@ -1,11 +1,15 @@
 """Learning-rate schedulers, with torch.optim.lr_scheduler's recursive formulas (so they
 compose with other changes to lr) and closed forms for `step(epoch)`."""
 
+from __future__ import annotations
+
 import math
 import types
 import warnings
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any
 
 _EPOCH_DEPRECATION = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -14,7 +18,7 @@ _EPOCH_DEPRECATION = (
 
 
 class LRScheduler:
-    def __init__(self, optimizer, last_epoch=-1):
+    def __init__(self, optimizer: Any, last_epoch: int = -1) -> None:
         from .optimizer import Optimizer
 
         if not isinstance(optimizer, Optimizer):
@@ -81,7 +85,9 @@ _LRScheduler = LRScheduler
 class StepLR(LRScheduler):
     """Multiply each group's lr by `gamma` every `step_size` epochs."""
 
-    def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
+    def __init__(
+        self, optimizer: Any, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -101,7 +107,9 @@ class CosineAnnealingLR(LRScheduler):
     """eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2, applied
     recursively as PyTorch does (so it composes with other changes to lr)."""
 
-    def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):  # noqa: N803
+    def __init__(
+        self, optimizer: Any, T_max: int, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:  # noqa: N803
         self.T_max = T_max
         self.eta_min = eta_min
         super().__init__(optimizer, last_epoch)
@@ -184,7 +192,7 @@ class _LambdaState:
 class LambdaLR(_LambdaState, LRScheduler):
     """lr = initial lr * lr_lambda(epoch)."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer: Any, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
@@ -196,7 +204,7 @@ class LambdaLR(_LambdaState, LRScheduler):
 class MultiplicativeLR(_LambdaState, LRScheduler):
     """lr = lr * lr_lambda(epoch), from the first step on."""
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+    def __init__(self, optimizer: Any, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
         self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         for fn in self.lr_lambdas:
@@ -214,7 +222,9 @@ class MultiplicativeLR(_LambdaState, LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiply lr by gamma at each milestone (a repeated milestone multiplies again)."""
 
-    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+    def __init__(
+        self, optimizer: Any, milestones: Sequence[int], gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -233,7 +243,9 @@ class MultiStepLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """lr * factor until total_iters, then lr."""
 
-    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+    def __init__(
+        self, optimizer: Any, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1
+    ) -> None:
         if factor > 1.0 or factor < 0:
             raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
         self.factor = factor
@@ -257,8 +269,13 @@ class LinearLR(LRScheduler):
     """The factor goes linearly from start_factor to end_factor over total_iters."""
 
     def __init__(
-        self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5, last_epoch=-1
-    ):
+        self,
+        optimizer: Any,
+        start_factor: float = 1.0 / 3,
+        end_factor: float = 1.0,
+        total_iters: int = 5,
+        last_epoch: int = -1,
+    ) -> None:
         if start_factor > 1.0 or start_factor <= 0:
             raise ValueError(
                 "Starting multiplicative factor expected to be greater than 0 and less or "
@@ -290,7 +307,7 @@ class LinearLR(LRScheduler):
 class ExponentialLR(LRScheduler):
     """lr * gamma every epoch."""
 
-    def __init__(self, optimizer, gamma, last_epoch=-1):
+    def __init__(self, optimizer: Any, gamma: float, last_epoch: int = -1) -> None:
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -307,7 +324,9 @@ class ExponentialLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """lr decays as (1 - epoch / total_iters) ** power, then stays."""
 
-    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+    def __init__(
+        self, optimizer: Any, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1
+    ) -> None:
         self.total_iters = total_iters
         self.power = power
         super().__init__(optimizer, last_epoch)
@@ -328,7 +347,9 @@ class PolynomialLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing restarted every T_i epochs, T_i growing by T_mult each restart."""
 
-    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):  # noqa: N803
+    def __init__(
+        self, optimizer: Any, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1
+    ) -> None:  # noqa: N803
         if T_0 <= 0 or not isinstance(T_0, int):
             raise ValueError(f"Expected positive integer T_0, but got {T_0}")
         if T_mult < 1 or not isinstance(T_mult, int):
@@ -397,20 +418,20 @@ class CyclicLR(LRScheduler):
 
     def __init__(
         self,
-        optimizer,
+        optimizer: Any,
         base_lr,
         max_lr,
         step_size_up=2000,
         step_size_down=None,
-        mode="triangular",
-        gamma=1.0,
+        mode: str = "triangular",
+        gamma: float = 1.0,
         scale_fn=None,
         scale_mode="cycle",
         cycle_momentum=True,
         base_momentum=0.8,
         max_momentum=0.9,
-        last_epoch=-1,
-    ):
+        last_epoch: int = -1,
+    ) -> None:
         from .optimizer import Optimizer
 
         if not isinstance(optimizer, Optimizer):
@@ -507,7 +528,7 @@ class OneCycleLR(LRScheduler):
 
     def __init__(
         self,
-        optimizer,
+        optimizer: Any,
         max_lr,
         total_steps=None,
         epochs=None,
@@ -518,10 +539,10 @@ class OneCycleLR(LRScheduler):
         base_momentum=0.85,
         max_momentum=0.95,
         div_factor=25.0,
-        final_div_factor=1e4,
+        final_div_factor=10000.0,
         three_phase=False,
-        last_epoch=-1,
-    ):
+        last_epoch: int = -1,
+    ) -> None:
         from .optimizer import Optimizer
 
         if not isinstance(optimizer, Optimizer):
@@ -648,7 +669,9 @@ def _check_children(kind, optimizer, schedulers):
 class SequentialLR(_Composite, LRScheduler):
     """Runs schedulers one after another, switching at the milestones."""
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+    def __init__(
+        self, optimizer: Any, schedulers, milestones: Sequence[int], last_epoch: int = -1
+    ) -> None:
         if len(schedulers) < 1:
             raise ValueError(
                 f"{type(self).__name__} expects at least one scheduler, but got no scheduler."
@@ -695,7 +718,7 @@ class SequentialLR(_Composite, LRScheduler):
 class ChainedScheduler(_Composite, LRScheduler):
     """Steps every scheduler in turn, each acting on the lr the previous one left."""
 
-    def __init__(self, schedulers, optimizer=None):
+    def __init__(self, schedulers, optimizer: Any = None) -> None:
         if len(schedulers) < 1:
             raise ValueError(
                 f"{type(self).__name__} expects at least one scheduler to be chained, but got "
@@ -718,16 +741,16 @@ class ReduceLROnPlateau(LRScheduler):
 
     def __init__(
         self,
-        optimizer,
-        mode="min",
-        factor=0.1,
-        patience=10,
-        threshold=1e-4,
-        threshold_mode="rel",
-        cooldown=0,
+        optimizer: Any,
+        mode: str = "min",
+        factor: float = 0.1,
+        patience: int = 10,
+        threshold: float = 0.0001,
+        threshold_mode: str = "rel",
+        cooldown: int = 0,
         min_lr=0,
-        eps=1e-8,
-    ):
+        eps: float = 1e-08,
+    ) -> None:
         from .optimizer import Optimizer
 
         if factor >= 1.0:

@@ -1,5 +1,9 @@
 """NAdam (torch.optim.NAdam's update: Nesterov momentum with a decaying momentum cache)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 from ._host import HostOptimizer, check_betas, check_nonnegative, lerp_, scalar_state
@@ -11,19 +15,19 @@ class NAdam(HostOptimizer):
 
     def __init__(
         self,
-        params,
-        lr=2e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        momentum_decay=4e-3,
-        decoupled_weight_decay=False,
+        params: Any,
+        lr: float = 0.002,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-08,
+        weight_decay: float = 0,
+        momentum_decay: float = 0.004,
+        decoupled_weight_decay: bool = False,
         *,
-        foreach=None,
-        maximize=False,
-        capturable=False,
-        differentiable=False,
-    ):
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)

@@ -1,7 +1,11 @@
 """`Optimizer`: param groups, per-parameter state, zero_grad, state_dict, and one
 compiled kernel call per `step()` (see `_kernels.py`)."""
 
+from __future__ import annotations
+
 import copy
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -40,14 +44,15 @@ class Optimizer:
     the step-count tensor if `_has_step`. CPU rows go to `_kernel` by address; CUDA
     parameters are updated on the device (`backends/cuda/optim.py`)."""
 
-    _kernel = None
+    _kernel: Any = None
     _has_step = False
-    _scalar_state = ("step",)  # float32 0-d state entries; the others are shaped as params
+    # float32 0-d state entries; the others are shaped as params
+    _scalar_state: tuple[str, ...] = ("step",)
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state = {}
-        self.param_groups = []
+        self.state: dict = {}
+        self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -98,7 +103,7 @@ class Optimizer:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self, set_to_none: bool = True):
         for group in self.param_groups:
             for p in group["params"]:
                 g = p._grad
@@ -113,7 +118,7 @@ class Optimizer:
                     _ver.bump(g._data)
 
     # -- the step ----------------------------------------------------------------------
-    def step(self, closure=None):
+    def step(self, closure: Callable[[], Any] | None = None):
         loss = None
         if closure is not None:
             with enable_grad():

@@ -1,6 +1,9 @@
 """RAdam (torch.optim.RAdam's update: Adam with a rectified adaptive learning rate)."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
@@ -11,18 +14,18 @@ from .optimizer import _zeros_like
 class RAdam(HostOptimizer):
     def __init__(
         self,
-        params,
-        lr=1e-3,
-        betas=(0.9, 0.999),
-        eps=1e-8,
-        weight_decay=0,
-        decoupled_weight_decay=False,
+        params: Any,
+        lr: float = 0.001,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-08,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
         *,
-        foreach=None,
-        maximize=False,
-        capturable=False,
-        differentiable=False,
-    ):
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         check_nonnegative(lr=lr, eps=eps)
         check_betas(betas)
         check_nonnegative(weight_decay=weight_decay)

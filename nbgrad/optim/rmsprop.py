@@ -1,5 +1,9 @@
 """RMSprop (torch.optim.RMSprop's update: centered, momentum, weight decay, maximize)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from . import _kernels
 from .optimizer import Optimizer, _step_tensor, _zeros_like
 
@@ -10,18 +14,18 @@ class RMSprop(Optimizer):
 
     def __init__(
         self,
-        params,
-        lr=1e-2,
-        alpha=0.99,
-        eps=1e-8,
-        weight_decay=0,
-        momentum=0,
-        centered=False,
-        capturable=False,
-        foreach=None,
-        maximize=False,
-        differentiable=False,
-    ):
+        params: Any,
+        lr: float = 0.01,
+        alpha: float = 0.99,
+        eps: float = 1e-08,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if not 0.0 <= eps:

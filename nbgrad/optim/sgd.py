@@ -1,5 +1,9 @@
 """SGD with momentum, dampening, Nesterov and weight decay (torch.optim.SGD's update)."""
 
+from __future__ import annotations
+
+from typing import Any
+
 from . import _kernels
 from .optimizer import Optimizer, _zeros_like
 
@@ -9,18 +13,18 @@ class SGD(Optimizer):
 
     def __init__(
         self,
-        params,
-        lr=1e-3,
-        momentum=0,
-        dampening=0,
-        weight_decay=0,
-        nesterov=False,
+        params: Any,
+        lr: float = 0.001,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
         *,
-        maximize=False,
-        foreach=None,
-        differentiable=False,
-        fused=None,
-    ):
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:

@@ -44,7 +44,7 @@ from ...tape import (
 )
 from ...tensor import Tensor
 
-DVJP = {}  # op name -> fn(row, *gouts) -> tuple of input gradients (Tensor or None)
+DVJP: dict = {}  # op name -> fn(row, *gouts) -> tuple of input gradients (Tensor or None)
 
 
 def defvjp(*names):

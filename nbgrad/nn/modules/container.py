@@ -1,15 +1,19 @@
 """Sequential, ModuleList, ModuleDict."""
 
+from __future__ import annotations
+
 import operator
 from collections import OrderedDict
+from typing import Any
 
+from ...tensor import Tensor
 from .module import Module
 
 
 class Sequential(Module):
     """Modules called in order, each on the previous one's output."""
 
-    def __init__(self, *args):
+    def __init__(self, *args) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
             for key, module in args[0].items():
@@ -63,7 +67,7 @@ class Sequential(Module):
             self.append(layer)
         return self
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         for module in self._modules.values():
             input = module(input)  # noqa: A001
         return input
@@ -72,7 +76,7 @@ class Sequential(Module):
 class ModuleList(Module):
     """A list of modules whose parameters the parent module sees."""
 
-    def __init__(self, modules=None):
+    def __init__(self, modules=None) -> None:
         super().__init__()
         if modules is not None:
             self.extend(modules)
@@ -129,12 +133,12 @@ class ModuleList(Module):
         for i, m in enumerate(mods):
             self.add_module(str(i), m)
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args, **kwargs) -> Any:
         raise NotImplementedError("ModuleList has no forward; iterate over it instead")
 
 
 class ModuleDict(Module):
-    def __init__(self, modules=None):
+    def __init__(self, modules=None) -> None:
         super().__init__()
         if modules is not None:
             self.update(modules)

@@ -1,8 +1,12 @@
 """Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d: PyTorch's layers, parameters and init."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from ... import creation
+from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from .._fn_spatial import _tuple
@@ -18,19 +22,19 @@ class _ConvNd(Module):
 
     def __init__(
         self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride,
-        padding,
-        dilation,
-        groups,
-        bias,
-        padding_mode,
-        output_padding=0,
-        device=None,
-        dtype=None,
-    ):
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any,
+        padding: Any,
+        dilation: Any,
+        groups: int,
+        bias: bool,
+        padding_mode: str,
+        output_padding: Any = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         n = self._nsp
@@ -100,18 +104,18 @@ class _ConvNd(Module):
 class _Conv(_ConvNd):
     def __init__(
         self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        dilation=1,
-        groups=1,
-        bias=True,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        dilation: Any = 1,
+        groups: int = 1,
+        bias: bool = True,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(
             in_channels,
             out_channels,
@@ -142,7 +146,7 @@ class _Conv(_ConvNd):
             return f(x, weight, bias, self.stride, 0, self.dilation, self.groups)
         return f(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return self._conv_forward(input, self.weight, self.bias)
 
 
@@ -159,19 +163,19 @@ class _ConvTranspose(_ConvNd):
 
     def __init__(
         self,
-        in_channels,
-        out_channels,
-        kernel_size,
-        stride=1,
-        padding=0,
-        output_padding=0,
-        groups=1,
-        bias=True,
-        dilation=1,
-        padding_mode="zeros",
-        device=None,
-        dtype=None,
-    ):
+        in_channels: int,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         super().__init__(
@@ -211,7 +215,7 @@ class _ConvTranspose(_ConvNd):
             pads.append(size[i] - lo)
         return tuple(pads)
 
-    def forward(self, input, output_size=None):  # noqa: A002
+    def forward(self, input: Tensor, output_size: Any = None) -> Any:  # noqa: A002
         f = F.conv_transpose1d if self._nsp == 1 else F.conv_transpose2d
         op = self._output_padding(input, output_size)
         return f(

@@ -1,9 +1,13 @@
 """Linear, Identity, Embedding, LayerNorm, Dropout, Flatten: PyTorch's layers and defaults."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from ... import creation
 from ..._dtype import as_dtype, get_default_dtype
+from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -16,10 +20,10 @@ def _empty(*shape, dtype=None):
 
 
 class Identity(Module):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return input
 
 
@@ -48,7 +52,14 @@ class Linear(Module):
         nbgrad.Size([4, 2])
     """
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         self.in_features = in_features
@@ -67,7 +78,7 @@ class Linear(Module):
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
             init.uniform_(self.bias, -bound, bound)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
@@ -82,18 +93,18 @@ class Embedding(Module):
 
     def __init__(
         self,
-        num_embeddings,
-        embedding_dim,
-        padding_idx=None,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        sparse=False,
+        num_embeddings: int,
+        embedding_dim: int,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
         _weight=None,
         _freeze=False,
-        device=None,
-        dtype=None,
-    ):
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         self.num_embeddings = num_embeddings
@@ -128,11 +139,11 @@ class Embedding(Module):
         if self.padding_idx is not None:
             self.weight._data[self.padding_idx] = 0
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type)
 
     @classmethod
-    def from_pretrained(cls, embeddings, freeze=True, padding_idx=None, **kwargs):
+    def from_pretrained(cls, embeddings, freeze=True, padding_idx: int | None = None, **kwargs):
         if embeddings.dim() != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
@@ -148,13 +159,13 @@ class Embedding(Module):
 class LayerNorm(Module):
     def __init__(
         self,
-        normalized_shape,
-        eps=1e-5,
-        elementwise_affine=True,
-        bias=True,
-        device=None,
-        dtype=None,
-    ):
+        normalized_shape: Any,
+        eps: float = 1e-05,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         if isinstance(normalized_shape, int):
@@ -179,7 +190,7 @@ class LayerNorm(Module):
             if self.bias is not None:
                 init.zeros_(self.bias)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
@@ -190,14 +201,14 @@ class LayerNorm(Module):
 
 
 class Dropout(Module):
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
@@ -205,12 +216,12 @@ class Dropout(Module):
 
 
 class Flatten(Module):
-    def __init__(self, start_dim=1, end_dim=-1):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim
         self.end_dim = end_dim
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self):

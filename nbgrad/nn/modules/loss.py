@@ -1,11 +1,16 @@
 """Loss modules: each calls its `nn.functional` form with the module's settings."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
             raise NotImplementedError("size_average and reduce are deprecated; use reduction")
@@ -15,18 +20,20 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
 class MSELoss(_Loss):
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         return F.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -35,16 +42,16 @@ class CrossEntropyLoss(_WeightedLoss):
         self,
         weight=None,
         size_average=None,
-        ignore_index=-100,
+        ignore_index: int = -100,
         reduce=None,
-        reduction="mean",
-        label_smoothing=0.0,
-    ):
+        reduction: str = "mean",
+        label_smoothing: float = 0.0,
+    ) -> None:
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         kw = {}
         if self.weight is not None:
             kw["weight"] = self.weight
@@ -57,12 +64,17 @@ class CrossEntropyLoss(_WeightedLoss):
 
 class NLLLoss(_WeightedLoss):
     def __init__(
-        self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"
-    ):  # noqa: E501
+        self,
+        weight=None,
+        size_average=None,
+        ignore_index: int = -100,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:  # noqa: E501
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         kw = {"weight": self.weight} if self.weight is not None else {}
         return F.nll_loss(
             input, target, ignore_index=self.ignore_index, reduction=self.reduction, **kw
@@ -70,20 +82,20 @@ class NLLLoss(_WeightedLoss):
 
 
 class BCELoss(_WeightedLoss):
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         kw = {"weight": self.weight} if self.weight is not None else {}
         return F.binary_cross_entropy(input, target, reduction=self.reduction, **kw)
 
 
 class BCEWithLogitsLoss(_Loss):
     def __init__(
-        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
-    ):  # noqa: E501
+        self, weight=None, size_average=None, reduce=None, reduction: str = "mean", pos_weight=None
+    ) -> None:  # noqa: E501
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         kw = {}
         if self.weight is not None:
             kw["weight"] = self.weight

@@ -1,15 +1,19 @@
 """Unflatten, ParameterList, ParameterDict, feature dropout, distances and the extra loss
 modules: PyTorch's classes and defaults."""
 
-from collections import OrderedDict
+from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any
+
+from ...tensor import Tensor
 from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
 
 class Unflatten(Module):
-    def __init__(self, dim, unflattened_size):
+    def __init__(self, dim: int, unflattened_size) -> None:
         super().__init__()
         if not isinstance(unflattened_size, (tuple, list)):
             raise TypeError(
@@ -19,7 +23,7 @@ class Unflatten(Module):
         self.dim = dim
         self.unflattened_size = tuple(unflattened_size)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         d = self.dim if self.dim >= 0 else self.dim + input.dim()
         shape = tuple(input.shape)
         return input.reshape(*shape[:d], *self.unflattened_size, *shape[d + 1 :])
@@ -35,7 +39,7 @@ def _as_param(p):
 class ParameterList(Module):
     """A list of parameters, registered as "0", "1", ..."""
 
-    def __init__(self, values=None):
+    def __init__(self, values=None) -> None:
         super().__init__()
         self._size = 0
         if values is not None:
@@ -84,7 +88,7 @@ class ParameterList(Module):
 class ParameterDict(Module):
     """An ordered dict of parameters, registered under their keys."""
 
-    def __init__(self, parameters=None):
+    def __init__(self, parameters=None) -> None:
         super().__init__()
         if parameters is not None:
             self.update(parameters)
@@ -133,13 +137,13 @@ class ParameterDict(Module):
 
 
 class Dropout1d(Module):
-    def __init__(self, p=0.5, inplace=False):
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if p < 0 or p > 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
         self.p, self.inplace = p, inplace
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.dropout1d(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):
@@ -147,89 +151,99 @@ class Dropout1d(Module):
 
 
 class Dropout2d(Dropout1d):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.dropout2d(input, self.p, self.training, self.inplace)
 
 
 class CosineSimilarity(Module):
-    def __init__(self, dim=1, eps=1e-8):
+    def __init__(self, dim: int = 1, eps: float = 1e-08) -> None:
         super().__init__()
         self.dim, self.eps = dim, eps
 
-    def forward(self, x1, x2):
+    def forward(self, x1, x2) -> Any:
         return F.cosine_similarity(x1, x2, self.dim, self.eps)
 
 
 class PairwiseDistance(Module):
-    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+    def __init__(self, p: float = 2.0, eps: float = 1e-06, keepdim: bool = False) -> None:
         super().__init__()
         self.norm, self.eps, self.keepdim = p, eps, keepdim
 
-    def forward(self, x1, x2):
+    def forward(self, x1, x2) -> Any:
         return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         self.reduction = reduction
 
 
 class KLDivLoss(_Loss):
-    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+    def __init__(
+        self, size_average=None, reduce=None, reduction: str = "mean", log_target: bool = False
+    ) -> None:
         super().__init__(F._red(reduction, size_average, reduce))
         self.log_target = log_target
 
-    def forward(self, input, target):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor) -> Any:  # noqa: A002
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
 class GaussianNLLLoss(_Loss):
-    def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
+    def __init__(self, *, full: bool = False, eps: float = 1e-06, reduction: str = "mean") -> None:
         super().__init__(reduction)
         self.full, self.eps = full, eps
 
-    def forward(self, input, target, var):  # noqa: A002
+    def forward(self, input: Tensor, target: Tensor, var) -> Any:  # noqa: A002
         return F.gaussian_nll_loss(input, target, var, self.full, self.eps, self.reduction)
 
 
 class PoissonNLLLoss(_Loss):
     def __init__(
-        self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None, reduction="mean"
-    ):
+        self,
+        log_input: bool = True,
+        full: bool = False,
+        size_average=None,
+        eps: float = 1e-08,
+        reduce=None,
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(F._red(reduction, size_average, reduce))
         self.log_input, self.full, self.eps = log_input, full, eps
 
-    def forward(self, log_input, target):
+    def forward(self, log_input: Tensor, target: Tensor) -> Any:
         return F.poisson_nll_loss(
             log_input, target, self.log_input, self.full, eps=self.eps, reduction=self.reduction
         )
 
 
 class MarginRankingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(F._red(reduction, size_average, reduce))
         self.margin = margin
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1, input2, target: Tensor) -> Any:
         return F.margin_ranking_loss(input1, input2, target, self.margin, reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):
     def __init__(
         self,
-        margin=1.0,
-        p=2.0,
-        eps=1e-6,
-        swap=False,
+        margin: float = 1.0,
+        p: float = 2.0,
+        eps: float = 1e-06,
+        swap: bool = False,
         size_average=None,
         reduce=None,
-        reduction="mean",
-    ):
+        reduction: str = "mean",
+    ) -> None:
         super().__init__(F._red(reduction, size_average, reduce))
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
-    def forward(self, anchor, positive, negative):
+    def forward(self, anchor, positive, negative) -> Any:
         return F.triplet_margin_loss(
             anchor,
             positive,
@@ -243,11 +257,13 @@ class TripletMarginLoss(_Loss):
 
 
 class CosineEmbeddingLoss(_Loss):
-    def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    def __init__(
+        self, margin: float = 0.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
         super().__init__(F._red(reduction, size_average, reduce))
         self.margin = margin
 
-    def forward(self, input1, input2, target):
+    def forward(self, input1, input2, target: Tensor) -> Any:
         return F.cosine_embedding_loss(
             input1, input2, target, self.margin, reduction=self.reduction
         )
@@ -258,19 +274,19 @@ class EmbeddingBag(Module):
 
     def __init__(
         self,
-        num_embeddings,
-        embedding_dim,
-        max_norm=None,
-        norm_type=2.0,
-        scale_grad_by_freq=False,
-        mode="mean",
-        sparse=False,
+        num_embeddings: int,
+        embedding_dim: int,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        mode: str = "mean",
+        sparse: bool = False,
         _weight=None,
-        include_last_offset=False,
-        padding_idx=None,
-        device=None,
-        dtype=None,
-    ):
+        include_last_offset: bool = False,
+        padding_idx: int | None = None,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         from ... import creation
         from .. import init
         from .linear import _empty
@@ -299,7 +315,7 @@ class EmbeddingBag(Module):
         self.mode = mode
         self.include_last_offset = include_last_offset
 
-    def forward(self, input, offsets=None, per_sample_weights=None):  # noqa: A002
+    def forward(self, input: Tensor, offsets=None, per_sample_weights=None) -> Any:  # noqa: A002
         return F.embedding_bag(
             input,
             self.weight,

@@ -7,7 +7,10 @@ reading `self.weight` in `forward` is a plain attribute lookup (PyTorch goes thr
 module without hooks calls `forward` directly.
 """
 
+from __future__ import annotations
+
 from collections import OrderedDict, namedtuple
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +26,7 @@ class RemovableHandle:
 
     _next = [0]
 
-    def __init__(self, hooks):
+    def __init__(self, hooks) -> None:
         self.hooks_dict_ref = hooks
         self.id = RemovableHandle._next[0]
         RemovableHandle._next[0] += 1
@@ -47,7 +50,8 @@ def _add(hooks, entry, prepend):
 
 
 # hooks every module runs before its own (register_module_forward_[pre_]hook)
-_GLOBAL_PRE, _GLOBAL_POST = OrderedDict(), OrderedDict()
+_GLOBAL_PRE: OrderedDict = OrderedDict()
+_GLOBAL_POST: OrderedDict = OrderedDict()
 _HOOKED = [False]  # any global hook registered: every call takes the hooked path
 
 
@@ -138,7 +142,7 @@ class _BackwardHooks:
     """One call's full backward hooks: identities over the tensor inputs and the outputs
     catch grad_output, then grad_input, and call the module's hooks with them."""
 
-    def __init__(self, module, args):
+    def __init__(self, module, args) -> None:
         self.module = module
         self.n_args = len(args)
         self.pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
@@ -261,7 +265,7 @@ class Module:
 
     training: bool
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         if args or kwargs:
             raise TypeError(
                 f"{type(self).__name__}.__init__() takes no arguments other than self "
@@ -274,7 +278,7 @@ class Module:
         d["_non_persistent_buffers_set"] = set()
         d["_modules"] = OrderedDict()
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args, **kwargs) -> Any:
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
@@ -417,7 +421,7 @@ class Module:
         # only reached for names not in __dict__ (registered members always are)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def get_submodule(self, target):
+    def get_submodule(self, target: str):
         mod = self
         if target == "":
             return mod
@@ -427,7 +431,7 @@ class Module:
             mod = mod._modules[item]
         return mod
 
-    def get_parameter(self, target):
+    def get_parameter(self, target: str):
         mod_path, _, name = target.rpartition(".")
         mod = self.get_submodule(mod_path)
         if name not in mod._parameters:
@@ -494,7 +498,7 @@ class Module:
             yield b
 
     # -- modes and gradients -------------------------------------------------------------
-    def train(self, mode=True):
+    def train(self, mode: bool = True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -566,7 +570,7 @@ class Module:
     def type(self, dst_type):
         return self._apply_dtype(_dtype.as_dtype(dst_type), floating_only=False)
 
-    def cuda(self, device=None):
+    def cuda(self, device: Any = None):
         return self.to("cuda" if device is None else device)
 
     def cpu(self):

@@ -1,10 +1,14 @@
 """BatchNorm1d/2d, GroupNorm, RMSNorm (LayerNorm is in linear.py): PyTorch's layers,
 parameters, buffers and defaults."""
 
+from __future__ import annotations
+
 import numbers
+from typing import Any
 
 from ... import creation
 from ..._dtype import int64
+from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from .linear import _empty
@@ -12,18 +16,18 @@ from .module import Module
 
 
 class _BatchNorm(Module):
-    _dims = ()
+    _dims: tuple[int, ...] = ()
 
     def __init__(
         self,
-        num_features,
-        eps=1e-5,
-        momentum=0.1,
-        affine=True,
-        track_running_stats=True,
-        device=None,
-        dtype=None,
-    ):
+        num_features: int,
+        eps: float = 1e-05,
+        momentum: float = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         self.num_features = num_features
@@ -64,7 +68,7 @@ class _BatchNorm(Module):
             want = " or ".join(f"{d}D" for d in self._dims)
             raise ValueError(f"expected {want} input (got {input.dim()}D input)")
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
@@ -101,7 +105,15 @@ class BatchNorm2d(_BatchNorm):
 
 
 class GroupNorm(Module):
-    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None):
+    def __init__(
+        self,
+        num_groups: int,
+        num_channels: int,
+        eps: float = 1e-05,
+        affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         if num_channels % num_groups:
@@ -117,7 +129,7 @@ class GroupNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
@@ -126,8 +138,13 @@ class GroupNorm(Module):
 
 class RMSNorm(Module):
     def __init__(
-        self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
-    ):
+        self,
+        normalized_shape: Any,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         if isinstance(normalized_shape, numbers.Integral):
@@ -141,7 +158,7 @@ class RMSNorm(Module):
         else:
             self.register_parameter("weight", None)
 
-    def forward(self, x):
+    def forward(self, x) -> Any:
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):

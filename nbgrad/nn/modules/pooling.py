@@ -1,13 +1,24 @@
 """Max, average and adaptive average pools; Upsample (PyTorch's layers and defaults)."""
 
+from __future__ import annotations
+
+from typing import Any
+
+from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
 
 class _MaxPoolNd(Module):
     def __init__(
-        self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
-    ):
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        dilation: Any = 1,
+        return_indices: bool = False,
+        ceil_mode: bool = False,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -24,7 +35,7 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.max_pool1d(
             input,
             self.kernel_size,
@@ -37,7 +48,7 @@ class MaxPool1d(_MaxPoolNd):
 
 
 class MaxPool2d(_MaxPoolNd):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.max_pool2d(
             input,
             self.kernel_size,
@@ -51,8 +62,13 @@ class MaxPool2d(_MaxPoolNd):
 
 class AvgPool1d(Module):
     def __init__(
-        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True
-    ):
+        self,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -60,7 +76,7 @@ class AvgPool1d(Module):
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.avg_pool1d(
             input,
             self.kernel_size,
@@ -77,13 +93,13 @@ class AvgPool1d(Module):
 class AvgPool2d(Module):
     def __init__(
         self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode=False,
-        count_include_pad=True,
+        kernel_size: Any,
+        stride: Any = None,
+        padding: Any = 0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
         divisor_override=None,
-    ):
+    ) -> None:
         super().__init__()
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
@@ -92,7 +108,7 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.avg_pool2d(
             input,
             self.kernel_size,
@@ -108,11 +124,11 @@ class AvgPool2d(Module):
 
 
 class AdaptiveAvgPool1d(Module):
-    def __init__(self, output_size):
+    def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.adaptive_avg_pool1d(input, self.output_size)
 
     def extra_repr(self):
@@ -120,17 +136,17 @@ class AdaptiveAvgPool1d(Module):
 
 
 class AdaptiveAvgPool2d(AdaptiveAvgPool1d):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
 class AdaptiveMaxPool1d(Module):
-    def __init__(self, output_size, return_indices=False):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
         self.output_size = output_size
         self.return_indices = return_indices
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
     def extra_repr(self):
@@ -138,19 +154,19 @@ class AdaptiveMaxPool1d(Module):
 
 
 class AdaptiveMaxPool2d(AdaptiveMaxPool1d):
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
 class Upsample(Module):
     def __init__(
         self,
-        size=None,
-        scale_factor=None,
-        mode="nearest",
-        align_corners=None,
+        size: Any = None,
+        scale_factor: Any = None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
         recompute_scale_factor=None,
-    ):
+    ) -> None:
         super().__init__()
         self.size = size
         self.scale_factor = (
@@ -160,7 +176,7 @@ class Upsample(Module):
         self.align_corners = align_corners
         self.recompute_scale_factor = recompute_scale_factor
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input: Tensor) -> Any:  # noqa: A002
         return F.interpolate(
             input,
             self.size,

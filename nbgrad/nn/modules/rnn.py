@@ -4,11 +4,15 @@ so a PyTorch state_dict loads), init U(-1/sqrt(hidden), 1/sqrt(hidden)) and shap
 Each step is composed of recorded ops; the input projections of all time steps are one
 matmul per layer and direction, so a step records only the hidden projection and gates."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 from ... import creation
 from ...ops.joins import cat, stack
 from ...ops.linear import linear
+from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from .linear import _empty
@@ -51,18 +55,18 @@ def _rnn_step(xg, h, w_hh, b_hh, relu):
 class RNNBase(Module):
     def __init__(
         self,
-        mode,
-        input_size,
-        hidden_size,
-        num_layers=1,
-        bias=True,
-        batch_first=False,
-        dropout=0.0,
-        bidirectional=False,
-        proj_size=0,
-        device=None,
-        dtype=None,
-    ):
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         if (
@@ -123,7 +127,7 @@ class RNNBase(Module):
             getattr(self, f"bias_hh{sfx}") if b else None,
         )
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx=None) -> Any:  # noqa: A002
         lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):
             raise ValueError(
@@ -143,7 +147,7 @@ class RNNBase(Module):
         dirs = 2 if self.bidirectional else 1
         want = (self.num_layers * dirs, n, self.hidden_size)
         if hx is None and seq == 1:  # weight_hh then gets a zero gradient, as in PyTorch
-            h0 = c0 = creation.zeros(*want, dtype=x.dtype, device=x.device)
+            h0 = c0 = creation.zeros(*want, dtype=x.dtype, device=x.device)  # type: Tensor | None
         elif hx is None:
             h0 = c0 = None
         else:
@@ -211,7 +215,7 @@ class RNNBase(Module):
 
 
 class RNN(RNNBase):
-    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+    def __init__(self, *args, nonlinearity: str = "tanh", **kwargs) -> None:
         if len(args) > 3:  # PyTorch's positional order: input, hidden, layers, nonlinearity
             nonlinearity = args[3]
             args = args[:3] + args[4:]
@@ -228,17 +232,25 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__("LSTM", *args, **kwargs)
 
 
 class GRU(RNNBase):
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__("GRU", *args, **kwargs)
 
 
 class RNNCellBase(Module):
-    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
@@ -285,14 +297,20 @@ class RNNCellBase(Module):
 
 class RNNCell(RNNCellBase):
     def __init__(
-        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
-    ):
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         if nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {nonlinearity}")
         self.nonlinearity = nonlinearity
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx=None) -> Any:  # noqa: A002
         x, h, batched = self._prep(input, hx)
         h = self._zeros(x) if h is None else (h if batched else h.unsqueeze(0))
         xg = linear(x, self.weight_ih, self.bias_ih)
@@ -301,10 +319,17 @@ class RNNCell(RNNCellBase):
 
 
 class LSTMCell(RNNCellBase):
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx=None) -> Any:  # noqa: A002
         x, hc, batched = self._prep(input, hx)
         if hc is None:
             h = c = self._zeros(x)
@@ -316,10 +341,17 @@ class LSTMCell(RNNCellBase):
 
 
 class GRUCell(RNNCellBase):
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input, hx=None):  # noqa: A002
+    def forward(self, input: Tensor, hx=None) -> Any:  # noqa: A002
         x, h, batched = self._prep(input, hx)
         h = self._zeros(x) if h is None else (h if batched else h.unsqueeze(0))
         xg = linear(x, self.weight_ih, self.bias_ih)

@@ -2,7 +2,10 @@
 Transformer: PyTorch's layers, parameter names (in_proj_weight, out_proj, linear1, norm1,
 ...) and defaults."""
 
+from __future__ import annotations
+
 import copy
+from typing import Any
 
 from ... import creation
 from .. import functional as F
@@ -20,18 +23,18 @@ class NonDynamicallyQuantizableLinear(Linear):
 class MultiheadAttention(Module):
     def __init__(
         self,
-        embed_dim,
-        num_heads,
-        dropout=0.0,
-        bias=True,
-        add_bias_kv=False,
-        add_zero_attn=False,
-        kdim=None,
-        vdim=None,
-        batch_first=False,
-        device=None,
-        dtype=None,
-    ):
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         if embed_dim <= 0 or num_heads <= 0:
@@ -92,8 +95,8 @@ class MultiheadAttention(Module):
         need_weights=True,
         attn_mask=None,
         average_attn_weights=True,
-        is_causal=False,
-    ):
+        is_causal: bool = False,
+    ) -> Any:
         batched = query.dim() == 3
         if self.batch_first and batched:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
@@ -142,18 +145,18 @@ def _activation(a):
 class TransformerEncoderLayer(Module):
     def __init__(
         self,
-        d_model,
-        nhead,
-        dim_feedforward=2048,
-        dropout=0.1,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
         activation="relu",
-        layer_norm_eps=1e-5,
-        batch_first=False,
-        norm_first=False,
-        bias=True,
-        device=None,
-        dtype=None,
-    ):
+        layer_norm_eps: float = 1e-05,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
@@ -184,7 +187,9 @@ class TransformerEncoderLayer(Module):
         x = self.linear2(self.dropout(self.activation(self.linear1(x))))
         return self.dropout2(x)
 
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+    def forward(
+        self, src, src_mask=None, src_key_padding_mask=None, is_causal: bool = False
+    ) -> Any:
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
@@ -197,14 +202,16 @@ class TransformerEncoderLayer(Module):
 
 class TransformerEncoder(Module):
     def __init__(
-        self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True
-    ):
+        self, encoder_layer, num_layers: int, norm=None, enable_nested_tensor=True, mask_check=True
+    ) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
 
-    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+    def forward(
+        self, src, mask=None, src_key_padding_mask=None, is_causal: bool | None = None
+    ) -> Any:
         out = src
         for mod in self.layers:
             out = mod(
@@ -221,18 +228,18 @@ class TransformerEncoder(Module):
 class TransformerDecoderLayer(Module):
     def __init__(
         self,
-        d_model,
-        nhead,
-        dim_feedforward=2048,
-        dropout=0.1,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
         activation="relu",
-        layer_norm_eps=1e-5,
-        batch_first=False,
-        norm_first=False,
-        bias=True,
-        device=None,
-        dtype=None,
-    ):
+        layer_norm_eps: float = 1e-05,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
@@ -290,7 +297,7 @@ class TransformerDecoderLayer(Module):
         memory_key_padding_mask=None,
         tgt_is_causal=False,
         memory_is_causal=False,
-    ):
+    ) -> Any:
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -309,7 +316,7 @@ class TransformerDecoderLayer(Module):
 
 
 class TransformerDecoder(Module):
-    def __init__(self, decoder_layer, num_layers, norm=None):
+    def __init__(self, decoder_layer, num_layers: int, norm=None) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
@@ -325,7 +332,7 @@ class TransformerDecoder(Module):
         memory_key_padding_mask=None,
         tgt_is_causal=None,
         memory_is_causal=False,
-    ):
+    ) -> Any:
         out = tgt
         for mod in self.layers:
             out = mod(
@@ -346,22 +353,22 @@ class TransformerDecoder(Module):
 class Transformer(Module):
     def __init__(
         self,
-        d_model=512,
-        nhead=8,
-        num_encoder_layers=6,
-        num_decoder_layers=6,
-        dim_feedforward=2048,
-        dropout=0.1,
+        d_model: int = 512,
+        nhead: int = 8,
+        num_encoder_layers: int = 6,
+        num_decoder_layers: int = 6,
+        dim_feedforward: int = 2048,
+        dropout: float = 0.1,
         activation="relu",
         custom_encoder=None,
         custom_decoder=None,
-        layer_norm_eps=1e-5,
-        batch_first=False,
-        norm_first=False,
-        bias=True,
-        device=None,
-        dtype=None,
-    ):
+        layer_norm_eps: float = 1e-05,
+        batch_first: bool = False,
+        norm_first: bool = False,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         creation._check_device(device)
         kw = dict(
@@ -383,9 +390,9 @@ class Transformer(Module):
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            layer = TransformerDecoderLayer(d_model, nhead, **kw)
+            dec_layer = TransformerDecoderLayer(d_model, nhead, **kw)
             norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-            self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
+            self.decoder = TransformerDecoder(dec_layer, num_decoder_layers, norm)
         for p in self.parameters():
             if p.dim() > 1:
                 init.xavier_uniform_(p)
@@ -404,7 +411,7 @@ class Transformer(Module):
         src_is_causal=None,
         tgt_is_causal=None,
         memory_is_causal=False,
-    ):
+    ) -> Any:
         b = 0 if self.batch_first else 1
         if src.dim() == 3 and src.shape[b] != tgt.shape[b]:
             raise RuntimeError("the batch number of src and tgt must be equal")

@@ -29,3 +29,7 @@ __all__ = [
     "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
     "WorkerInfo", "default_collate", "default_convert", "get_worker_info", "random_split",
 ]  # fmt: skip
+
+from ... import _docs  # noqa: E402
+
+_docs.attach(__name__, "data")

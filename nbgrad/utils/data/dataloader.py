@@ -3,8 +3,12 @@
 Batches of a TensorDataset under the default collation are gathered with one indexing
 per tensor rather than fetched and stacked sample by sample (the same batches, faster)."""
 
+from __future__ import annotations
+
 import multiprocessing
 import queue
+from collections.abc import Callable
+from typing import Any
 
 from . import _fetch, _worker
 from ._collate import default_collate, default_convert
@@ -16,25 +20,25 @@ _POLL = 5.0  # seconds between checks that the workers are alive while waiting o
 class DataLoader:
     def __init__(
         self,
-        dataset,
-        batch_size=1,
-        shuffle=None,
-        sampler=None,
-        batch_sampler=None,
-        num_workers=0,
-        collate_fn=None,
-        pin_memory=False,
-        drop_last=False,
-        timeout=0,
-        worker_init_fn=None,
+        dataset: Any,
+        batch_size: int | None = 1,
+        shuffle: bool | None = None,
+        sampler: Any = None,
+        batch_sampler: Any = None,
+        num_workers: int = 0,
+        collate_fn: Callable[[list], Any] | None = None,
+        pin_memory: bool = False,
+        drop_last: bool = False,
+        timeout: float = 0,
+        worker_init_fn: Callable[[int], None] | None = None,
         multiprocessing_context=None,
-        generator=None,
+        generator: Any = None,
         *,
-        prefetch_factor=None,
-        persistent_workers=False,
+        prefetch_factor: int | None = None,
+        persistent_workers: bool = False,
         pin_memory_device="",
         in_order=True,
-    ):
+    ) -> None:
         if num_workers < 0:
             raise ValueError(
                 "num_workers option should be non-negative; use num_workers=0 to disable "
@@ -164,7 +168,7 @@ class DataLoader:
 class _Iter:
     """The iterator over one epoch; `len()` is the loader's."""
 
-    def __init__(self, loader, gen, owner=None):
+    def __init__(self, loader, gen, owner=None) -> None:
         self._loader, self._gen, self._owner = loader, gen, owner
 
     def __iter__(self):
@@ -186,7 +190,7 @@ class _Workers:
     `prefetch_factor` batches ahead per worker; results come back in order (or as they
     arrive when `in_order=False`)."""
 
-    def __init__(self, loader):
+    def __init__(self, loader) -> None:
         self.loader = loader
         ctx = loader.multiprocessing_context
         if ctx is None:

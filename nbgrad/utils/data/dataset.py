@@ -1,7 +1,11 @@
 """Datasets: PyTorch's map-style and iterable datasets, and the ways to combine them."""
 
+from __future__ import annotations
+
 import bisect
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +33,7 @@ class IterableDataset(Dataset):
 class TensorDataset(Dataset):
     """Samples are the i-th rows of the given tensors (all of the same first size)."""
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors) -> None:
         if any(tensors[0].size(0) != t.size(0) for t in tensors):
             raise AssertionError("Size mismatch between tensors")
         self.tensors = tensors
@@ -45,7 +49,7 @@ class StackDataset(Dataset):
     """Samples are tuples (positional datasets) or dicts (keyword datasets) of the i-th
     samples of datasets of equal length."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         if args and kwargs:
             raise ValueError(
                 "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
@@ -69,7 +73,7 @@ class StackDataset(Dataset):
 class ConcatDataset(Dataset):
     """The concatenation of map-style datasets."""
 
-    def __init__(self, datasets):
+    def __init__(self, datasets) -> None:
         self.datasets = list(datasets)
         if not self.datasets:
             raise AssertionError("datasets should not be an empty iterable")
@@ -94,7 +98,7 @@ class ConcatDataset(Dataset):
 class ChainDataset(IterableDataset):
     """The chaining of iterable datasets, one after the other."""
 
-    def __init__(self, datasets):
+    def __init__(self, datasets) -> None:
         self.datasets = datasets
 
     def __iter__(self):
@@ -110,7 +114,7 @@ class ChainDataset(IterableDataset):
 class Subset(Dataset):
     """The samples of `dataset` at `indices`."""
 
-    def __init__(self, dataset, indices):
+    def __init__(self, dataset: Any, indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
 
@@ -129,7 +133,7 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset, lengths, generator=None):
+def random_split(dataset: Any, lengths: Sequence[Any], generator: Any = None):
     """Split `dataset` into non-overlapping random Subsets of the given lengths, or of
     fractions of its length (summing to 1; the remainder goes round-robin from the first).
 

@@ -1,6 +1,9 @@
 """DistributedSampler: each rank's share of a dataset, PyTorch's partition and padding."""
 
+from __future__ import annotations
+
 import math
+from typing import Any
 
 import numpy as np
 
@@ -17,8 +20,14 @@ class DistributedSampler(Sampler):
     generator): the partition and padding rules are PyTorch's; the order differs."""
 
     def __init__(
-        self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False
-    ):
+        self,
+        dataset: Any,
+        num_replicas: int | None = None,
+        rank: int | None = None,
+        shuffle: bool = True,
+        seed: int = 0,
+        drop_last: bool = False,
+    ) -> None:
         if num_replicas is None or rank is None:
             from ... import distributed as dist
 
@@ -61,5 +70,5 @@ class DistributedSampler(Sampler):
     def __len__(self):
         return self.num_samples
 
-    def set_epoch(self, epoch):
+    def set_epoch(self, epoch: int):
         self.epoch = epoch

@@ -4,6 +4,11 @@
 its own). Without one, each pass draws a fresh generator seeded from nbgrad's global
 generator, so `nbgrad.manual_seed(s)` makes the order reproducible, as in PyTorch."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 
@@ -18,7 +23,7 @@ def _generator(generator):
 class Sampler:
     """Base class: an iterable of indices (or of lists of indices, for batch samplers)."""
 
-    def __init__(self, data_source=None):
+    def __init__(self, data_source: Any = None) -> None:
         pass
 
     def __iter__(self):
@@ -26,7 +31,7 @@ class Sampler:
 
 
 class SequentialSampler(Sampler):
-    def __init__(self, data_source):
+    def __init__(self, data_source: Any) -> None:
         self.data_source = data_source
 
     def __iter__(self):
@@ -40,7 +45,13 @@ class RandomSampler(Sampler):
     """Shuffled indices (a permutation per pass of the data), or `num_samples` draws with
     replacement."""
 
-    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+    def __init__(
+        self,
+        data_source: Any,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Any = None,
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -79,7 +90,7 @@ class RandomSampler(Sampler):
 class SubsetRandomSampler(Sampler):
     """The given indices in a random order."""
 
-    def __init__(self, indices, generator=None):
+    def __init__(self, indices: Sequence[int], generator: Any = None) -> None:
         self.indices = indices
         self.generator = generator
 
@@ -94,7 +105,13 @@ class SubsetRandomSampler(Sampler):
 class WeightedRandomSampler(Sampler):
     """`num_samples` indices drawn with probabilities proportional to `weights`."""
 
-    def __init__(self, weights, num_samples, replacement=True, generator=None):
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Any = None,
+    ) -> None:
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(
                 f"num_samples should be a positive integer value, but got num_samples={num_samples}"
@@ -131,7 +148,7 @@ class BatchSampler(Sampler):
     """Groups another sampler's indices into lists of `batch_size` (the last one shorter
     unless `drop_last`)."""
 
-    def __init__(self, sampler, batch_size, drop_last):
+    def __init__(self, sampler: Any, batch_size: int, drop_last: bool) -> None:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"

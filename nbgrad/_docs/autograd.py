@@ -1,0 +1,148 @@
+"""Docstrings of `nbgrad.autograd` (keys are the names); the examples' outputs are PyTorch's."""
+
+DOCS = {
+    "Function": """Base class of custom differentiable operations: subclass it with static
+    `forward(ctx, *args)` and `backward(ctx, *grad_outputs)` methods, and call `apply`.
+
+    `ctx.save_for_backward(*tensors)` keeps tensors for backward (read back as
+    `ctx.saved_tensors`); `backward` returns one gradient (or None) per forward input.
+
+    Example::
+
+        >>> class Exp(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         y = x.exp()
+        ...         ctx.save_for_backward(y)
+        ...         return y
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         (y,) = ctx.saved_tensors
+        ...         return grad * y
+        >>> x = torch.tensor([0., 1.], requires_grad=True)
+        >>> Exp.apply(x).sum().backward()
+        >>> x.grad
+        tensor([1.0000, 2.7183])
+    """,
+    "FunctionCtx": """The `ctx` object passed to a custom Function's `forward` and `backward`: holds
+    saved tensors (`save_for_backward`, `saved_tensors`), `needs_input_grad`, `mark_dirty`,
+    `mark_non_differentiable` and `set_materialize_grads`.
+
+    Example::
+
+        >>> class Mul(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x, y):
+        ...         ctx.save_for_backward(x, y)
+        ...         return x * y
+        ...     @staticmethod
+        ...     def backward(ctx, grad):
+        ...         x, y = ctx.saved_tensors
+        ...         gx = grad * y if ctx.needs_input_grad[0] else None
+        ...         gy = grad * x if ctx.needs_input_grad[1] else None
+        ...         return gx, gy
+        >>> a = torch.tensor([2.], requires_grad=True)
+        >>> Mul.apply(a, torch.tensor([5.])).backward()
+        >>> a.grad
+        tensor([5.])
+    """,
+    "backward": """Computes the sum of the gradients of `tensors` with respect to the graph's leaves
+    and accumulates it into their `.grad`.
+
+    Args:
+        tensors (Tensor or sequence of Tensor): the tensors to differentiate.
+        grad_tensors (Tensor or sequence of Tensor, optional): the "vector" of each
+            vector-Jacobian product; required for tensors with more than one element.
+        retain_graph (bool, optional): keep the graph for another pass. Default:
+            `create_graph`.
+        create_graph (bool): record the pass, for higher-order derivatives. Default: False.
+        inputs (sequence of Tensor, optional): accumulate only into these tensors.
+
+    Example::
+
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> torch.autograd.backward([(x * x).sum(), x.sum()])
+        >>> x.grad
+        tensor([3., 5.])
+    """,
+    "gradcheck": """Checks the gradients of `func` at `inputs` against finite differences: returns
+    True if they agree within the tolerances (else raises, or returns False with
+    `raise_exception=False`). Use float64 inputs.
+
+    Args:
+        func (callable): takes the inputs, returns a Tensor or a tuple of Tensors.
+        inputs (Tensor or tuple of Tensor): the point; those with requires_grad=True are
+            checked.
+        eps (float): the finite-difference step. Default: 1e-6.
+        atol (float): absolute tolerance. Default: 1e-5.
+        rtol (float): relative tolerance. Default: 1e-3.
+        raise_exception (bool): raise on a mismatch instead of returning False.
+            Default: True.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+        >>> torch.autograd.gradcheck(torch.sin, (x,))
+        True
+    """,
+    "gradgradcheck": """Checks the second derivatives of `func` at `inputs` against finite
+    differences of its first derivatives (as `gradcheck`, one order up).
+
+    Args:
+        func (callable): takes the inputs, returns a Tensor or a tuple of Tensors.
+        inputs (Tensor or tuple of Tensor): the point (float64, requires_grad=True).
+        grad_outputs (Tensor or tuple of Tensor, optional): the output weights.
+            Default: random.
+        eps, atol, rtol, raise_exception: as in `gradcheck`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+        >>> torch.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
+        True
+    """,
+    "once_differentiable": """Decorator for a custom Function's `backward` that is not itself
+    differentiable: it runs with gradient recording off, so a `create_graph=True` pass through it
+    gives gradients without history.
+
+    Args:
+        fn (callable): the backward staticmethod's function.
+
+    Example::
+
+        >>> once_differentiable = torch.autograd.function.once_differentiable
+        >>> class Square(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         ctx.save_for_backward(x)
+        ...         return x * x
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, grad):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 2 * x * grad
+        >>> x = torch.tensor([3.], requires_grad=True)
+        >>> Square.apply(x).backward()
+        >>> x.grad
+        tensor([6.])
+    """,
+    "set_grad_enabled": """Context manager (and function) that turns gradient recording on or off
+    for this thread: called bare it sets the mode; used with `with` it restores the previous mode on
+    exit.
+
+    Args:
+        mode (bool): whether to record.
+
+    Example::
+
+        >>> x = torch.tensor([1.], requires_grad=True)
+        >>> with torch.set_grad_enabled(False):
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+        >>> _ = torch.set_grad_enabled(False)
+        >>> torch.is_grad_enabled()
+        False
+        >>> _ = torch.set_grad_enabled(True)
+    """,
+}
