@@ -95,7 +95,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")  # optim enters the cache dir
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._torch_names import missing
+
+    raise missing("torch", name)  # PyTorch's names say nbgrad lacks them
 
 
 def __dir__():

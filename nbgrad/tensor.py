@@ -23,7 +23,16 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}  # fmt: skip
 
 
-class Tensor:
+class _TensorType(type):
+    def __getattr__(cls, name):  # only for names the class lacks: `nbgrad.Tensor.lu`
+        from ._torch_names import NAMES, missing
+
+        if name in NAMES["torch.Tensor"]:
+            raise missing("torch.Tensor", name)
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+
+class Tensor(metaclass=_TensorType):
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
     # tensor (ops/viewbase.py), view: what this tensor is a view of
@@ -88,6 +97,16 @@ class Tensor:
 
     def __init__(self, *args, **kwargs):
         raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
+
+    def __getattr__(self, name):
+        # only reached when the lookup failed: PyTorch's names say nbgrad lacks them
+        if hasattr(type(self), name):  # an AttributeError inside a property: raise it
+            return object.__getattribute__(self, name)
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        from ._torch_names import missing
+
+        raise missing("torch.Tensor", name)
 
     def __del__(self):
         try:

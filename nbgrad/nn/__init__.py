@@ -14,4 +14,7 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", "utils", *_modules_all]
+from .._torch_names import module_getattr as _module_getattr  # noqa: E402
 from . import parallel  # noqa: E402, F401  (DistributedDataParallel)
+
+__getattr__ = _module_getattr("torch.nn")  # PyTorch's names say nbgrad lacks them

@@ -38,3 +38,7 @@ __all__ = [
     "Optimizer",
     "lr_scheduler",
 ]
+
+from .._torch_names import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.optim")  # PyTorch's names say nbgrad lacks them
