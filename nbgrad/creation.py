@@ -353,10 +353,13 @@ def legacy_new(dtype, args, device=None, any_dtype=False):
     if len(args) == 1 and (isinstance(a, bool) or not isinstance(a, (Size, numbers.Integral))):
         if isinstance(a, Tensor):
             if not (any_dtype or a.dtype is dtype):
-                raise TypeError(
-                    f"expected TensorOptions(dtype={_C_NAME.get(dtype.name, dtype.name)}, "
+                opts = (
                     "device=cpu, layout=Strided, requires_grad=false (default), "
                     "pinned_memory=false (default), memory_format=(nullopt))"
+                )
+                raise TypeError(
+                    f"expected TensorOptions(dtype={_C_NAME[dtype.name]}, {opts} (got "
+                    f"TensorOptions(dtype={_C_NAME[a.dtype.name]}, {opts})"
                 )
             return a.view_as(a) if a.requires_grad else a.detach()
         if isinstance(a, (list, tuple, np.ndarray)):
@@ -374,7 +377,8 @@ def legacy_new(dtype, args, device=None, any_dtype=False):
     return _finish(np.zeros(_shape(tuple(size)), dtype.np), False, device)
 
 
-_C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
+_C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+           "bool": "bool"}  # fmt: skip
 
 
 def _legacy(dtype, name):

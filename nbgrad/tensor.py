@@ -1124,7 +1124,7 @@ class Tensor(metaclass=_TensorType):
     def masked_fill_(self, mask, value):
         self._check_inplace()
         if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
-            shape = _pw.broadcast_shapes(mask._data.shape, self._data.shape)
+            shape = _pw.broadcast_shapes(self._data.shape, mask._data.shape)
             if shape != self._data.shape:
                 raise RuntimeError(
                     f"output with shape {list(self._data.shape)} doesn't match the broadcast "
