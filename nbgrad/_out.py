@@ -85,11 +85,22 @@ def write(name, rule, fn, args, kwargs, out):
 def with_out(fn, rule, name=None):
     """`fn` taking PyTorch's keyword `out=` (see `write`)."""
     name = name or fn.__name__
+    code = getattr(fn, "__code__", None)
+    if code and code.co_argcount == 1 and not code.co_kwonlyargcount and not code.co_flags & 12:
+        # one positional argument (the elementwise fast paths): no argument packing on the
+        # hot call
 
-    def f(*args, out=None, **kwargs):
-        if out is None:
-            return fn(*args, **kwargs)
-        return write(name, rule, fn, args, kwargs, out)
+        def f(input, *, out=None):  # noqa: A002
+            if out is None:
+                return fn(input)
+            return write(name, rule, fn, (input,), {}, out)
+
+    else:
+
+        def f(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            return write(name, rule, fn, args, kwargs, out)
 
     f.__name__ = f.__qualname__ = name
     f.__doc__ = fn.__doc__
