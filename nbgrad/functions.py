@@ -340,7 +340,10 @@ pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
 
 def _cpu_only(name, *args):
     if _b.any(getattr(a, "is_cuda", False) for a in args):
-        raise NotImplementedError(f"nbgrad's {name}() runs on CPU tensors only")
+        raise NotImplementedError(  # the message of the CUDA tensors' own refusals
+            f"nbgrad: '{name}' has no CUDA kernel yet and CUDA tensors are never computed on "
+            "the host silently; move the tensors to the CPU with .cpu() (device: cuda:0)"
+        )
 
 
 def _operands(name, a, b):
