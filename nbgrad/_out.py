@@ -78,7 +78,9 @@ def write(name, rule, fn, args, kwargs, out):
                     UserWarning,
                     stacklevel=3,
                 )
-            out.data = Tensor._make(np.empty(shape, out._data.dtype), -1, False)
+            from .creation import empty
+
+            out.data = empty(shape, dtype=out.dtype, device=out.device)
         return out.copy_(result)  # an in-place write: views and the version check see it
 
 

@@ -1140,7 +1140,7 @@ class Tensor(metaclass=_TensorType):
         return self._assign(_fill_at(self, dim, index, value, "index_fill_"))
 
     def type_as(self, other):
-        return _pw.to(self, other.dtype)
+        return self.to(other.dtype)
 
     # new tensors with this one's dtype and device unless given
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):

@@ -569,3 +569,26 @@ def test_legacy_tensor_constructor():
     ]
     for f in bad:
         same_error(lambda f=f: f(nbgrad), lambda f=f: f(torch))
+
+
+# -- CUDA tensors (Numba's simulator where there is no GPU) -------------------------------
+def test_cuda_composites_and_refusals():
+    if not nbgrad.cuda.is_available():
+        pytest.skip("no CUDA device or simulator")
+    x = nbgrad.tensor([1.5, -2.0, 0.25], device="cuda", requires_grad=True)
+    e = nbgrad.tensor([3.0, 1.0, -1.0], device="cuda", requires_grad=True)
+    y = x.lerp(e, 0.75) + x.addcmul(e, e, value=0.5) + nbgrad.addcdiv(x, e, e + 3)
+    y.sum().backward()
+    xc, ec = (v.detach().cpu().requires_grad_() for v in (x, e))
+    yc = xc.lerp(ec, 0.75) + xc.addcmul(ec, ec, value=0.5) + nbgrad.addcdiv(xc, ec, ec + 3)
+    yc.sum().backward()
+    np.testing.assert_allclose(y.detach().cpu().numpy(), yc.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(e.grad.cpu().numpy(), ec.grad.numpy(), rtol=1e-6)
+    o = nbgrad.zeros(5, device="cuda")
+    with pytest.warns(UserWarning, match="was resized"):
+        assert nbgrad.add(x.detach(), 1, out=o) is o
+    assert o.is_cuda and o.tolist() == [2.5, -1.0, 1.25]
+    assert x.new_zeros(2).is_cuda and x.new_tensor([1]).dtype is nbgrad.float32
+    for f in (lambda: x.detach().isnan(), lambda: x.detach() % 2, lambda: x.detach().exp_()):
+        with pytest.raises(NotImplementedError, match="has no CUDA kernel yet"):
+            f()
