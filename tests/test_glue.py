@@ -592,3 +592,20 @@ def test_cuda_composites_and_refusals():
     for f in (lambda: x.detach().isnan(), lambda: x.detach() % 2, lambda: x.detach().exp_()):
         with pytest.raises(NotImplementedError, match="has no CUDA kernel yet"):
             f()
+
+
+@pytest.mark.parametrize(
+    "name",
+    "div floor_divide remainder fmod isnan isinf isposinf isneginf isfinite nan_to_num any all "
+    "lerp addcmul addcdiv".split(),
+)
+def test_docstring_examples_run(name):
+    import doctest
+
+    doc = getattr(nbgrad, name).__doc__
+    assert len(doc.strip().splitlines()[0]) > 20 and "Example::" in doc
+    test = doctest.DocTestParser().get_doctest(doc, {"torch": nbgrad}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0 and result.failed == 0
