@@ -108,13 +108,11 @@ class Tensor(metaclass=_TensorType):
 
     def __getattr__(self, name):
         # only reached when the lookup failed: PyTorch's names say nbgrad lacks them
-        if hasattr(type(self), name):  # an AttributeError inside a property: raise it
-            return object.__getattribute__(self, name)
-        if name.startswith("_"):
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        from ._torch_names import missing
+        from ._torch_names import NAMES, missing
 
-        raise missing("torch.Tensor", name)
+        if name in NAMES["torch.Tensor"] and not hasattr(type(self), name):
+            raise missing("torch.Tensor", name)
+        return object.__getattribute__(self, name)  # Python's error, or a property's own
 
     def __del__(self):
         try:
