@@ -2,6 +2,7 @@
 written into `out` (resized with PyTorch's warning when its shape differs, refused when its
 dtype cannot hold the result), and `out` is returned."""
 
+import inspect
 import warnings
 
 import numpy as np
@@ -88,7 +89,8 @@ def with_out(fn, rule, name=None):
     """`fn` taking PyTorch's keyword `out=` (see `write`)."""
     name = name or fn.__name__
     code = getattr(fn, "__code__", None)
-    if code and code.co_argcount == 1 and not code.co_kwonlyargcount and not code.co_flags & 12:
+    packs = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
+    if code and code.co_argcount == 1 and not code.co_kwonlyargcount and not code.co_flags & packs:
         # one positional argument (the elementwise fast paths): no argument packing on the
         # hot call
 
