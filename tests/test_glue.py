@@ -13,6 +13,16 @@ import nbgrad
 torch = pytest.importorskip("torch")
 
 
+class _Lib:
+    """A library and the values a test computes with it (never set on the module itself)."""
+
+    def __init__(self, mod):
+        self.mod = mod
+
+    def __getattr__(self, name):
+        return getattr(self.mod, name)
+
+
 def T(lib, data, dtype="float64", rg=False):
     return lib.tensor(data, dtype=getattr(lib, dtype), requires_grad=rg)
 
@@ -58,7 +68,8 @@ def test_rounding_division_values(name, dt):
 
 
 def test_operators_and_methods():
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.a, L.b = T(L, A), T(L, B)
     pairs = [
         lambda L: L.a // L.b,
@@ -78,24 +89,26 @@ def test_operators_and_methods():
         ),
     ]
     for f in pairs:
-        same(f(nbgrad), f(torch))
+        same(f(nb), f(tc))
 
 
 def test_in_place_forms():
     for op in ("floor_divide_", "remainder_", "fmod_"):
-        for L in (nbgrad, torch):
+        nb, tc = _Lib(nbgrad), _Lib(torch)
+        for L in (nb, tc):
             L.x = T(L, A)
             L.r = getattr(L.x, op)(T(L, B))
-        assert nbgrad.r is nbgrad.x
-        same(nbgrad.x, torch.x)
-    for L in (nbgrad, torch):
+        assert nb.r is nb.x
+        same(nb.x, tc.x)
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x, L.y = T(L, A), T(L, [5, -7, 9], "int64")
         L.x //= 2
         L.x %= 1.5
         L.y //= 2
         L.y %= 3
-    same(nbgrad.x, torch.x)
-    same(nbgrad.y, torch.y)
+    same(nb.x, tc.x)
+    same(nb.y, tc.y)
     # an integer tensor cannot hold a float result
     same_error(lambda: T(nbgrad, [1, 2], "int64").floor_divide_(2.5),
                lambda: T(torch, [1, 2], "int64").floor_divide_(2.5))  # fmt: skip
@@ -114,17 +127,18 @@ def test_integer_division_by_zero():
 
 @pytest.mark.parametrize("name", ["remainder", "fmod"])
 def test_modulus_gradients_are_pytorchs(name):
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.a, L.b = T(L, A, rg=True), T(L, B, rg=True)
         y = getattr(L, name)(L.a, L.b)
         (y * T(L, range(1, 9))).sum().backward()
         L.y = y
         L.a2 = T(L, A, rg=True)
         (getattr(L, name)(L.a2, 1.5) ** 2).sum().backward()
-    same(nbgrad.y, torch.y)
-    same(nbgrad.a.grad, torch.a.grad)
-    same(nbgrad.b.grad, torch.b.grad)
-    np.testing.assert_allclose(nbgrad.a2.grad.numpy(), torch.a2.grad.numpy(), rtol=1e-12)
+    same(nb.y, tc.y)
+    same(nb.a.grad, tc.a.grad)
+    same(nb.b.grad, tc.b.grad)
+    np.testing.assert_allclose(nb.a2.grad.numpy(), tc.a2.grad.numpy(), rtol=1e-12)
 
 
 def test_modulus_gradcheck():
@@ -145,10 +159,11 @@ def test_no_derivative_where_pytorch_has_none():
     for f in (lambda L, a: a // 2, lambda L, a: L.floor_divide(3, a), lambda L, a: 7 % a):
         same_error(lambda f=f: run(nbgrad, f), lambda f=f: run(torch, f))
     # rounded quotients of div have zero gradient
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.a = T(L, A, rg=True)
         L.div(L.a, 2, rounding_mode="floor").sum().backward()
-    same(nbgrad.a.grad, torch.a.grad)
+    same(nb.a.grad, tc.a.grad)
     same_error(lambda: nbgrad.div(T(nbgrad, A), 2, rounding_mode="round"),
                lambda: torch.div(T(torch, A), 2, rounding_mode="round"))  # fmt: skip
 
@@ -187,12 +202,13 @@ def test_nan_to_num():
                 torch.nan_to_num(T(torch, data, dt), **kw),
             )
     same(nbgrad.nan_to_num(T(nbgrad, [1, 2], "int64")), torch.nan_to_num(T(torch, [1, 2], "int64")))
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, data, rg=True)
         (L.x.nan_to_num(posinf=3.0) * T(L, [1, 2, 3, 4])).sum().backward()
         L.y = T(L, data).nan_to_num_()
-    same(nbgrad.x.grad, torch.x.grad)
-    same(nbgrad.y, torch.y)
+    same(nb.x.grad, tc.x.grad)
+    same(nb.y, tc.y)
 
 
 def test_constants():
@@ -204,23 +220,25 @@ def test_constants():
 # -- lerp, addcmul, addcdiv ------------------------------------------------------------
 @pytest.mark.parametrize("weight", [0.25, 0.75, -1.0, "tensor"])
 def test_lerp(weight):
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.s, L.e = T(L, [1.0, -2.0, 3.3], rg=True), T(L, [4.0, 5.5, -1.0], rg=True)
         L.w = T(L, [0.1, 0.6, -0.7], rg=True) if weight == "tensor" else weight
         L.y = L.lerp(L.s, L.e, L.w)
         (L.y * T(L, [1.0, 2.0, 3.0])).sum().backward()
-    same(nbgrad.y, torch.y)
-    same(nbgrad.s.grad, torch.s.grad)
-    same(nbgrad.e.grad, torch.e.grad)
+    same(nb.y, tc.y)
+    same(nb.s.grad, tc.s.grad)
+    same(nb.e.grad, tc.e.grad)
     if weight == "tensor":
-        np.testing.assert_allclose(nbgrad.w.grad.numpy(), torch.w.grad.numpy(), rtol=1e-15)
+        np.testing.assert_allclose(nb.w.grad.numpy(), tc.w.grad.numpy(), rtol=1e-15)
     same_error(lambda: nbgrad.lerp(T(nbgrad, [1], "int64"), T(nbgrad, [3], "int64"), 0.5),
                lambda: torch.lerp(T(torch, [1], "int64"), T(torch, [3], "int64"), 0.5))  # fmt: skip
 
 
 @pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
 def test_addcmul_addcdiv(name):
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, [1.0, 2.0, -3.0], rg=True)
         L.t1 = T(L, [[0.5], [1.5]], rg=True)
         L.t2 = T(L, [2.0, -4.0, 8.0], rg=True)
@@ -228,11 +246,11 @@ def test_addcmul_addcdiv(name):
         L.y.sum().backward()
         L.z = getattr(T(L, [1.0, 2.0, -3.0]), name + "_")(T(L, [1.5, 2, 3]), T(L, [3.0, 2, 7]))
     for n in ("y", "z"):
-        np.testing.assert_allclose(getattr(nbgrad, n).detach().numpy(),
-                                   getattr(torch, n).detach().numpy(), rtol=1e-15)  # fmt: skip
+        np.testing.assert_allclose(getattr(nb, n).detach().numpy(),
+                                   getattr(tc, n).detach().numpy(), rtol=1e-15)  # fmt: skip
     for n in ("x", "t1", "t2"):
-        np.testing.assert_allclose(getattr(nbgrad, n).grad.numpy(),
-                                   getattr(torch, n).grad.numpy(), rtol=1e-15)  # fmt: skip
+        np.testing.assert_allclose(getattr(nb, n).grad.numpy(),
+                                   getattr(tc, n).grad.numpy(), rtol=1e-15)  # fmt: skip
 
     def ints(L):
         return [T(L, [1, 2], "int64") for _ in range(3)]
@@ -275,24 +293,26 @@ INPLACE_UNARY = (
 def test_every_unary_method_has_its_in_place_form():
     for name in INPLACE_UNARY:
         assert hasattr(torch.Tensor, name + "_"), name  # PyTorch has it
-        for L in (nbgrad, torch):
+        nb, tc = _Lib(nbgrad), _Lib(torch)
+        for L in (nb, tc):
             L.x = T(L, [0.3, 0.5, 0.9], "float32")
             v0 = L.x._version
             L.r = getattr(L.x, name + "_")()
             assert L.r is L.x and L.x._version == v0 + 1
-        np.testing.assert_allclose(nbgrad.x.numpy(), torch.x.numpy(), rtol=2e-6, err_msg=name)
+        np.testing.assert_allclose(nb.x.numpy(), tc.x.numpy(), rtol=2e-6, err_msg=name)
 
 
 @pytest.mark.parametrize("name", ["exp", "sin", "sqrt", "tanh", "abs", "round"])
 def test_in_place_unary_in_a_graph(name):
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, [0.3, 0.5, 1.7], rg=True)
         y = L.x * 2
         getattr(y, name + "_")()
         (y * y).sum().backward()
         L.y = y
-    np.testing.assert_allclose(nbgrad.y.detach().numpy(), torch.y.detach().numpy(), rtol=1e-15)
-    np.testing.assert_allclose(nbgrad.x.grad.numpy(), torch.x.grad.numpy(), rtol=1e-14)
+    np.testing.assert_allclose(nb.y.detach().numpy(), tc.y.detach().numpy(), rtol=1e-15)
+    np.testing.assert_allclose(nb.x.grad.numpy(), tc.x.grad.numpy(), rtol=1e-14)
     same_error(lambda: T(nbgrad, [1.0], rg=True).exp_(), lambda: T(torch, [1.0], rg=True).exp_())
     same_error(
         lambda: T(nbgrad, [1, 2], "int64").sqrt_(), lambda: T(torch, [1, 2], "int64").sqrt_()
@@ -314,12 +334,13 @@ def test_in_place_saved_value_is_caught_at_backward():
 
 
 def test_other_in_place_forms():
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, [[-1.5, 2.5], [0.3, -4.0]])
         L.x.clamp_min_(-1.0).clamp_max_(2.0).atan2_(T(L, [1.0, -2.0])).round_(decimals=2)
         L.x.multiply_(3).divide_(2).true_divide_(2).subtract_(1)
         L.x.div_(0.3, rounding_mode="floor")
-    same(nbgrad.x, torch.x)
+    same(nb.x, tc.x)
 
 
 # -- masked_fill_, index_fill -------------------------------------------------------------
@@ -352,15 +373,16 @@ def test_masked_fill_and_index_fill():
 
 
 def test_fill_gradients():
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, [[1.0, 2, 3], [4, 5, 6]], rg=True)
         L.v = T(L, 0.5, rg=True)
         y = L.x * 1
         y.masked_fill_(T(L, [True, False, True], "bool"), L.v)
         z = y.index_fill(0, T(L, [1], "int64"), L.v)
         (z * T(L, [[1.0, 2, 3], [4, 5, 6]])).sum().backward()
-    same(nbgrad.x.grad, torch.x.grad)
-    same(nbgrad.v.grad, torch.v.grad)
+    same(nb.x.grad, tc.x.grad)
+    same(nb.v.grad, tc.v.grad)
 
 
 # -- random fills --------------------------------------------------------------------------
@@ -409,13 +431,14 @@ def test_random_fill_errors():
 
 
 def test_random_fill_cuts_the_history():
-    for L in (nbgrad, torch):
+    nb, tc = _Lib(nbgrad), _Lib(torch)
+    for L in (nb, tc):
         L.x = T(L, [1.0, 2.0], rg=True)
         y = L.x * 3
         y.normal_()
         (y * L.x).sum().backward()
         L.y = y
-    np.testing.assert_array_equal(nbgrad.x.grad.numpy(), nbgrad.y.detach().numpy())
+    np.testing.assert_array_equal(nb.x.grad.numpy(), nb.y.detach().numpy())
 
 
 # -- keepdims=, integer sum dtypes ---------------------------------------------------------
@@ -445,7 +468,8 @@ def test_keepdims_alias():
 
 def test_integer_reductions_are_int64():
     for dt in ("int32", "int64", "bool"):
-        for L in (nbgrad, torch):
+        nb, tc = _Lib(nbgrad), _Lib(torch)
+        for L in (nb, tc):
             L.x = T(L, [[1, 0, 1], [1, 1, 1]], dt)
         for f in (
             lambda x: x.sum(),
@@ -454,7 +478,7 @@ def test_integer_reductions_are_int64():
             lambda x: x.prod(1),
             lambda x: x.cumsum(1),
         ):
-            same(f(nbgrad.x), f(torch.x))
+            same(f(nb.x), f(tc.x))
     same(
         T(nbgrad, [1, 2], "int32").sum(dtype=nbgrad.int32),
         T(torch, [1, 2], "int32").sum(dtype=torch.int32),
