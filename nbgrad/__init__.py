@@ -83,7 +83,7 @@ from . import linalg  # noqa: E402
 from .linalg import det, logdet, slogdet  # noqa: E402
 from .linalg import inv as inverse  # noqa: E402
 from .ops.cumulative import cummax, cummin, cumprod  # noqa: E402
-from .ops.products import addmm, baddbmm, cdist, kron, lerp, tensordot  # noqa: E402
+from .ops.products import addmm, baddbmm, cdist, kron, tensordot  # noqa: E402
 from .ops.rearrange import cartesian_prod, meshgrid, repeat_interleave, roll  # noqa: E402
 from .ops.sorting import (  # noqa: E402
     argsort,
@@ -126,7 +126,9 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")  # optim enters the cache dir
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from ._torch_names import missing
+
+    raise missing("torch", name)  # PyTorch's names say nbgrad lacks them
 
 
 def __dir__():

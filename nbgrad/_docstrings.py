@@ -5,8 +5,9 @@ about kernels; each is attached to the function object at import. The examples u
 `import nbgrad as torch` and are run by tests/test_docstrings.py.
 """
 
+from . import functions
 from .autograd import engine
-from .ops import joins, losses
+from .ops import losses
 from .tensor import Tensor
 
 DOCS = {
@@ -110,7 +111,7 @@ DOCS = {
         >>> a.grad
         tensor([2., 4., 6.])
     """,
-    joins.cat: """Concatenates tensors along an existing dimension.
+    functions.cat: """Concatenates tensors along an existing dimension.
 
     Args:
         tensors (sequence of Tensor): tensors of the same shape except in dimension `dim`.
@@ -128,7 +129,7 @@ DOCS = {
         tensor([[1., 2., 1., 2.],
                 [3., 4., 3., 4.]])
     """,
-    joins.stack: """Joins tensors of the same shape along a new dimension.
+    functions.stack: """Joins tensors of the same shape along a new dimension.
 
     Args:
         tensors (sequence of Tensor): tensors of equal shape.

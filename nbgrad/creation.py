@@ -433,12 +433,50 @@ def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0) -> Tensor:
     return t
 
 
+def legacy_new(dtype, args, device=None, any_dtype=False):
+    """The legacy constructors (`nbgrad.Tensor`, `FloatTensor`, ...): a sequence or array is
+    copied as data, ints or a Size give a tensor of that shape (uninitialised in PyTorch,
+    zeros here), a tensor is returned as an alias of its storage."""
+    from ._size import Size
+
+    if not args:
+        return _finish(np.zeros((0,), dtype.np), False, device)
+    a = args[0]
+    if len(args) == 1 and (isinstance(a, bool) or not isinstance(a, (Size, numbers.Integral))):
+        if isinstance(a, Tensor):
+            if not (any_dtype or a.dtype is dtype):
+                opts = (
+                    "device=cpu, layout=Strided, requires_grad=false (default), "
+                    "pinned_memory=false (default), memory_format=(nullopt))"
+                )
+                raise TypeError(
+                    f"expected TensorOptions(dtype={_C_NAME[dtype.name]}, {opts} (got "
+                    f"TensorOptions(dtype={_C_NAME[a.dtype.name]}, {opts})"
+                )
+            return a.view_as(a) if a.requires_grad else a.detach()
+        if isinstance(a, (list, tuple, np.ndarray)):
+            return tensor(a, dtype=dtype, device=device)
+        if isinstance(a, numbers.Number):
+            raise TypeError(f"new(): data must be a sequence (got {type(a).__name__})")
+        raise TypeError(f"new(): invalid data type '{type(a).__name__}'")
+    size = args[0] if len(args) == 1 and isinstance(args[0], Size) else args
+    for i, n in enumerate(size):
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+            raise TypeError(
+                f"new(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"type must be tuple of ints,but got {type(n).__name__}"'
+            )
+    return _finish(np.zeros(_shape(tuple(size)), dtype.np), False, device)
+
+
+_C_NAME = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+           "bool": "bool"}  # fmt: skip
+
+
 def _legacy(dtype, name):
-    def ctor(*args):
+    def ctor(*args, device=None):
         """Legacy constructor: FloatTensor([[1, 2]]) copies data, FloatTensor(2, 3) sizes."""
-        if len(args) == 1 and not isinstance(args[0], int):
-            return tensor(args[0], dtype=dtype)
-        return _finish(np.zeros(_shape(args), dtype.np), False)
+        return legacy_new(dtype, args, device)
 
     ctor.__name__ = name
     return ctor

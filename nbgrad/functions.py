@@ -12,6 +12,7 @@ from . import _dtype
 from .ops import activations as _act
 from .ops import linalg, pointwise, reduce, views
 from .ops import softmax as _softmax
+from .ops.products import check_lerp
 from .tensor import Number, Tensor
 
 
@@ -45,8 +46,32 @@ def mul(input: Tensor | Number, other: Tensor | Number) -> Tensor:  # noqa: A002
     return pointwise.FAST["mul"](input, other)
 
 
-def div(input: Tensor | Number, other: Tensor | Number) -> Tensor:  # noqa: A002
-    return pointwise.FAST["div"](input, other)
+def div(input, other, *, rounding_mode=None):  # noqa: A002
+    """Divides `input` by `other`, rounding the quotient as `rounding_mode` says.
+
+    Args:
+        input (Tensor or Number): the dividend.
+        other (Tensor or Number): the divisor.
+        rounding_mode (str, optional): None (true division), "trunc" (towards zero) or
+            "floor" (towards -inf, as Python's `//`). Rounded quotients have zero gradient.
+
+    Example::
+
+        >>> torch.div(torch.tensor([-7., 7.]), 2, rounding_mode="floor")
+        tensor([-4.,  3.])
+    """
+    if rounding_mode is None:
+        return pointwise.FAST["div"](input, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+    va, vb, dt = _operands("div", input, other)
+    q = _rounded(rounding_mode, va, vb)
+    if not _wants_grad(input, other):
+        return _const(q)
+    return _exact(floor(input / other), q)  # floor's gradient is zero, as PyTorch's here
 
 
 def pow(input: Tensor | Number, exponent: Tensor | Number) -> Tensor:  # noqa: A001, A002
@@ -344,6 +369,388 @@ def std_mean(  # noqa: A002
     return std(input, dim, unbiased, keepdim, correction=correction), mean(
         input, dim if not isinstance(dim, bool) else None, keepdim
     )
+
+
+# -- PyTorch glue: rounding division, special values, composites ------------------------
+import builtins as _b  # noqa: E402
+import math as _math  # noqa: E402
+
+from .autograd.function import Function as _Function  # noqa: E402
+
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+
+
+def _cpu_only(name, *args):
+    if _b.any(getattr(a, "is_cuda", False) for a in args):
+        raise NotImplementedError(  # the message of the CUDA tensors' own refusals
+            f"nbgrad: '{name}' has no CUDA kernel yet and CUDA tensors are never computed on "
+            "the host silently; move the tensors to the CPU with .cpu() (device: cuda:0)"
+        )
+
+
+def _operands(name, a, b):
+    """NumPy values of `a` and `b` in their result dtype (PyTorch's promotion), and it."""
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta and tb:
+        pointwise.broadcast_shapes(a._data.shape, b._data.shape)
+        dt = pointwise._result_dtype(a, b)
+    elif ta and pointwise.is_scalar(b):
+        dt = _dtype.result_type_scalar(a.dtype, b)
+    elif tb and pointwise.is_scalar(a):
+        dt = _dtype.result_type_scalar(b.dtype, a)
+    else:
+        bad, pos = (b, 2) if ta else (a, 1)
+        arg = "other" if pos == 2 else "input"
+        raise TypeError(
+            f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not {type(bad).__name__}"
+        )
+    _cpu_only(name, a, b)
+    va, vb = (x._data if isinstance(x, Tensor) else x for x in (a, b))
+    va, vb = np.asarray(va, dt.np), np.asarray(vb, dt.np)
+    if not dt.is_floating_point and np.any(vb == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return va, vb, dt
+
+
+def _rounded(mode, va, vb):
+    """The quotient rounded towards -inf ("floor") or zero ("trunc"), in va's dtype."""
+    with np.errstate(all="ignore"):
+        if mode == "floor":
+            return np.floor_divide(va, vb)
+        if va.dtype.kind == "f":
+            return np.trunc(va / vb)
+        q = np.floor_divide(va, vb)
+        return q + ((np.remainder(va, vb) != 0) & ((va < 0) != (vb < 0)))
+
+
+def _const(values):
+    return Tensor._make(contig(np.asarray(values)), -1, False)
+
+
+def _exact(composite, values):
+    """`composite` (its gradient) with exactly `values` as its value: the two differ by
+    rounding only, so `c + (v - c)` gives back `v` (Sterbenz)."""
+    if not composite._rg:
+        return _const(values.astype(composite._data.dtype))
+    with np.errstate(all="ignore"):
+        fix = values - composite._data
+    fix[~np.isfinite(fix)] = 0  # where the composite is not finite, it is already right
+    return composite + _const(fix.astype(composite._data.dtype))
+
+
+class _NoDerivative(_Function):
+    """An op PyTorch does not differentiate: its result requires grad, backward raises."""
+
+    @staticmethod
+    def forward(ctx, op, values, *tensors):
+        ctx.op = op
+        return _const(values)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
+
+
+def _wants_grad(*xs):
+    from .autograd.grad_mode import STATE
+
+    return STATE.enabled and _b.any(isinstance(x, Tensor) and x._rg for x in xs)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """Divides `input` by `other` and rounds the quotient down (Python's `//`).
+
+    Args:
+        input (Tensor or Number): the dividend.
+        other (Tensor or Number): the divisor.
+
+    Example::
+
+        >>> torch.floor_divide(torch.tensor([-7, 7]), 2)
+        tensor([-4,  3])
+    """
+    va, vb, dt = _operands("floor_divide", input, other)
+    q = _rounded("floor", va, vb)
+    if _wants_grad(input, other):  # PyTorch has no derivative for it
+        return _NoDerivative.apply("floor_divide", q, input, other)
+    return _const(q)
+
+
+def _mod(name, np_fn, mode, input, other):  # noqa: A002
+    va, vb, dt = _operands(name, input, other)
+    with np.errstate(all="ignore"):
+        r = np_fn(va, vb)
+    if not _wants_grad(input, other):
+        return _const(r)
+    if not isinstance(input, Tensor):
+        return _NoDerivative.apply(name, r, other)
+    # d/da = 1, d/db = -(the rounded quotient), as PyTorch's RemainderBackward/FmodBackward
+    q = _const(_rounded(mode, va, vb))
+    return _exact(input - q * other, r)
+
+
+def remainder(input, other):  # noqa: A002
+    """Python's modulus (`%`): `input - floor(input / other) * other`, with the sign of
+    `other`.
+
+    Args:
+        input (Tensor or Number): the dividend.
+        other (Tensor or Number): the divisor.
+
+    Example::
+
+        >>> torch.remainder(torch.tensor([-3., 3.]), 2)
+        tensor([1., 1.])
+    """
+    return _mod("remainder", np.remainder, "floor", input, other)
+
+
+def fmod(input, other):  # noqa: A002
+    """C's modulus: `input - trunc(input / other) * other`, with the sign of `input`.
+
+    Args:
+        input (Tensor): the dividend.
+        other (Tensor or Number): the divisor.
+
+    Example::
+
+        >>> torch.fmod(torch.tensor([-3., 3.]), 2)
+        tensor([-1.,  1.])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    return _mod("fmod", np.fmod, "trunc", input, other)
+
+
+def _bool_of(name, np_fn, input):  # noqa: A002
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    _cpu_only(name, input)
+    d = input._data
+    if d.dtype.kind != "f":
+        return _const(
+            np.zeros(d.shape, np.bool_) if name != "isfinite" else np.ones(d.shape, np.bool_)
+        )
+    return _const(np_fn(d))
+
+
+def isnan(input):  # noqa: A002
+    """Returns a bool tensor that is True where `input` is NaN.
+
+    Example::
+
+        >>> torch.isnan(torch.tensor([1., float("nan")]))
+        tensor([False,  True])
+    """
+    return _bool_of("isnan", np.isnan, input)
+
+
+def isinf(input):  # noqa: A002
+    """Returns a bool tensor that is True where `input` is +inf or -inf.
+
+    Example::
+
+        >>> torch.isinf(torch.tensor([1., float("inf"), -float("inf")]))
+        tensor([False,  True,  True])
+    """
+    return _bool_of("isinf", np.isinf, input)
+
+
+def isposinf(input):  # noqa: A002
+    """Returns a bool tensor that is True where `input` is +inf.
+
+    Example::
+
+        >>> torch.isposinf(torch.tensor([1., float("inf"), -float("inf")]))
+        tensor([False,  True, False])
+    """
+    return _bool_of("isposinf", np.isposinf, input)
+
+
+def isneginf(input):  # noqa: A002
+    """Returns a bool tensor that is True where `input` is -inf.
+
+    Example::
+
+        >>> torch.isneginf(torch.tensor([1., float("inf"), -float("inf")]))
+        tensor([False, False,  True])
+    """
+    return _bool_of("isneginf", np.isneginf, input)
+
+
+def isfinite(input):  # noqa: A002
+    """Returns a bool tensor that is True where `input` is neither infinite nor NaN.
+
+    Example::
+
+        >>> torch.isfinite(torch.tensor([1., float("inf"), float("nan")]))
+        tensor([ True, False, False])
+    """
+    return _bool_of("isfinite", np.isfinite, input)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):  # noqa: A002
+    """Replaces NaN, +inf and -inf in `input` (by default with 0 and the dtype's largest
+    and lowest finite values). The gradient passes where `input` is finite.
+
+    Args:
+        input (Tensor): the input.
+        nan (float): the value for NaN. Default: 0.
+        posinf (float, optional): the value for +inf. Default: the largest finite value.
+        neginf (float, optional): the value for -inf. Default: the lowest finite value.
+
+    Example::
+
+        >>> torch.nan_to_num(torch.tensor([float("nan"), 2., -float("inf")]), neginf=-9.)
+        tensor([ 0.,  2., -9.])
+    """
+    _cpu_only("nan_to_num", input)
+    d = input._data
+    if d.dtype.kind != "f":
+        return views.clone(input)
+    values = np.nan_to_num(d, nan=nan, posinf=posinf, neginf=neginf)
+    finite = _const(np.isfinite(d))
+    return where(finite, input, _const(values))
+
+
+def _reduce_bool(name, np_fn, input, dim, keepdim):  # noqa: A002
+    _cpu_only(name, input)
+    d = input._data
+    dims = reduce._dims(dim, d.ndim)
+    return _const(np_fn(d, axis=dims, keepdims=keepdim))
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001, A002
+    """Tests whether any element of `input` (over all of it, or along `dim`) is nonzero.
+
+    Args:
+        input (Tensor): the input.
+        dim (int or tuple of ints, optional): the dimensions to reduce. Default: all.
+        keepdim (bool): whether the reduced dimensions stay, with size 1. Default: False.
+
+    Example::
+
+        >>> torch.any(torch.tensor([[0, 1], [0, 0]]), dim=1)
+        tensor([ True, False])
+    """
+    return _reduce_bool("any", np.any, input, dim, keepdim)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001, A002
+    """Tests whether every element of `input` (over all of it, or along `dim`) is nonzero.
+
+    Args:
+        input (Tensor): the input.
+        dim (int or tuple of ints, optional): the dimensions to reduce. Default: all.
+        keepdim (bool): whether the reduced dimensions stay, with size 1. Default: False.
+
+    Example::
+
+        >>> torch.all(torch.tensor([[1, 1], [0, 1]]), dim=1)
+        tensor([ True, False])
+    """
+    return _reduce_bool("all", np.all, input, dim, keepdim)
+
+
+def _float_only(name, *ts):
+    for t in ts:
+        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f"\"{name}\" not implemented for '{_dtype.scalar_name(t.dtype)}'"
+            )
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """Linear interpolation `input + weight * (end - input)`, computed as PyTorch does
+    (from `end` when `|weight| >= 0.5`).
+
+    Args:
+        input (Tensor): the start points.
+        end (Tensor): the end points.
+        weight (float or Tensor): the weight(s).
+
+    Example::
+
+        >>> torch.lerp(torch.tensor([1., 2.]), torch.tensor([3., 6.]), 0.5)
+        tensor([2., 4.])
+    """
+    check_lerp(input, end, weight)
+    d = end - input
+    if pointwise.is_scalar(weight):
+        return input + weight * d if _b.abs(weight) < 0.5 else end - d * (1 - weight)
+    near = _const(np.abs(weight._data) < 0.5)
+    return where(near, input + weight * d, end - d * (1 - weight))
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """`input + value * tensor1 * tensor2`, elementwise with broadcasting.
+
+    Example::
+
+        >>> torch.addcmul(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([3., 4.]), value=2)
+        tensor([ 7., 17.])
+    """
+    return input + value * tensor1 * tensor2 if value != 1 else input + tensor1 * tensor2
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):  # noqa: A002
+    """`input + value * tensor1 / tensor2`, elementwise with broadcasting.
+
+    Example::
+
+        >>> torch.addcdiv(torch.ones(2), torch.tensor([1., 2.]), torch.tensor([4., 4.]), value=2)
+        tensor([1.5000, 2.0000])
+    """
+    if _b.all(isinstance(t, Tensor) and t._data.dtype.kind in "iub" for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+        )
+    return input + value * tensor1 / tensor2 if value != 1 else input + tensor1 / tensor2
+
+
+# keepdims= (NumPy's spelling) and out= where PyTorch takes them
+from . import _out  # noqa: E402
+
+
+def _keepdims(fn):
+    def f(*args, keepdims=None, **kwargs):
+        if keepdims is not None:
+            kwargs["keepdim"] = keepdims
+        return fn(*args, **kwargs)
+
+    f.__name__, f.__doc__, f.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return f
+
+
+_MM = "Expected out tensor to have dtype {rc}, but got {oc} instead"
+_OUT = {
+    _out.CAST: (
+        "add sub subtract mul multiply div divide true_divide pow atan2 arctan2 maximum "
+        "minimum floor_divide remainder fmod lerp addcmul addcdiv nan_to_num neg negative exp "
+        "exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan arcsin arccos arctan sinh "
+        "cosh tanh sigmoid sqrt rsqrt abs square sign floor ceil round reciprocal erf lgamma "
+        "digamma cat concat concatenate stack hstack vstack"
+    ),
+    _out.ANY: "sum mean prod cumsum logsumexp amax amin var std norm",
+    _out.same(_MM): "matmul mm bmm dot outer ger",
+    _out.same("Found dtype {o} but expected {r}"): "clamp clip clamp_min clamp_max",
+    _out.same("Expected out type to be {r} but got {o}"): "where",
+    ("bool",): "any all",
+}
+for _n in "sum mean prod var std logsumexp max min amax amin argmax argmin any all".split():
+    globals()[_n] = _keepdims(globals()[_n])
+for _rule, _names in _OUT.items():
+    for _n in _names.split():
+        globals()[_n] = _out.with_out(globals()[_n], _rule, _n)
 
 
 # the torch-named functions only: not the op modules or helpers imported above

@@ -858,3 +858,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):  # noqa
     if A.dim() == 1:
         return _vector_norm(A, ord, None, keepdim, dtype=dtype)
     return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
+
+
+from ._torch_names import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.linalg")  # PyTorch's names say nbgrad lacks them

@@ -39,7 +39,16 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}  # fmt: skip
 
 
-class Tensor:
+class _TensorType(type):
+    def __getattr__(cls, name):  # only for names the class lacks: `nbgrad.Tensor.lu`
+        from ._torch_names import NAMES, missing
+
+        if name in NAMES["torch.Tensor"]:
+            raise missing("torch.Tensor", name)
+        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
+
+
+class Tensor(metaclass=_TensorType):
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
     # tensor (ops/viewbase.py), view: what this tensor is a view of
@@ -113,8 +122,24 @@ class Tensor:
         s = self._slot
         return s < 0 or TAPE.S[s, S_PROD] < 0
 
+    def __new__(cls, *args, device=None):
+        # the legacy constructor: Tensor([1, 2]) copies data, Tensor(2, 3) gives a shape
+        if cls is not Tensor:
+            raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
+        from .creation import legacy_new
+
+        return legacy_new(_dtype.get_default_dtype(), args, device, any_dtype=True)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("create tensors with nbgrad.tensor(...), nbgrad.zeros(...), etc.")
+        pass
+
+    def __getattr__(self, name):
+        # only reached when the lookup failed: PyTorch's names say nbgrad lacks them
+        from ._torch_names import NAMES, missing
+
+        if name in NAMES["torch.Tensor"] and not hasattr(type(self), name):
+            raise missing("torch.Tensor", name)
+        return object.__getattribute__(self, name)  # Python's error, or a property's own
 
     def __del__(self):
         try:
@@ -481,9 +506,8 @@ class Tensor:
                 )
             if not np.can_cast(result._data.dtype, self._data.dtype, "same_kind"):
                 raise RuntimeError(
-                    f"result type {_DT_BY_CHAR[result._data.dtype.char].name.capitalize()} "
-                    f"can't be cast to the desired output type "
-                    f"{self.dtype.name.capitalize()}"
+                    f"result type {_dtype.scalar_name(result.dtype)} can't be cast to the "
+                    f"desired output type {_dtype.scalar_name(self.dtype)}"
                 )
             np.copyto(self._data, result._data, casting="same_kind")
             _ver.bump(self._data)
@@ -571,8 +595,11 @@ class Tensor:
     def mul_(self, other: Tensor | Number) -> Tensor:
         return self._inplace("mul", other)
 
-    def div_(self, other: Tensor | Number) -> Tensor:
-        return self._inplace("div", other)
+    def div_(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return self._inplace("div", other)
+        self._check_inplace()
+        return self._assign(_fn.div(self, other, rounding_mode=rounding_mode))
 
     def pow_(self, other: Tensor | Number) -> Tensor:
         return self._inplace("pow", other)
@@ -620,8 +647,10 @@ class Tensor:
     def mul(self, other: Tensor | Number) -> Tensor:
         return _FAST["mul"](self, other)
 
-    def div(self, other: Tensor | Number) -> Tensor:
-        return _FAST["div"](self, other)
+    def div(self, other, *, rounding_mode=None):
+        if rounding_mode is None:
+            return _FAST["div"](self, other)
+        return _fn.div(self, other, rounding_mode=rounding_mode)
 
     def pow(self, exponent: Tensor | Number) -> Tensor:
         return _FAST["pow"](self, exponent)
@@ -696,23 +725,11 @@ class Tensor:
         return _pw.logical("xor", self, other)
 
     # -- reductions ----------------------------------------------------------------------
-    def sum(
-        self,
-        dim: _int | Sequence[_int] | None = None,
-        keepdim: _bool = False,
-        *,
-        dtype: _dtype.dtype | None = None,
-    ) -> Tensor:
-        return _reduce.sum(self, dim, keepdim, dtype=dtype)
+    def sum(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+        return _reduce.sum(self, dim, keepdim if keepdims is None else keepdims, dtype=dtype)
 
-    def mean(
-        self,
-        dim: _int | Sequence[_int] | None = None,
-        keepdim: _bool = False,
-        *,
-        dtype: _dtype.dtype | None = None,
-    ) -> Tensor:
-        return _reduce.mean(self, dim, keepdim, dtype=dtype)
+    def mean(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+        return _reduce.mean(self, dim, keepdim if keepdims is None else keepdims, dtype=dtype)
 
     def norm(
         self,
@@ -932,51 +949,37 @@ class Tensor:
     def minimum(self, other: Tensor) -> Tensor:
         return _fn.minimum(self, other)
 
-    def max(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
-        return _fn.max(self, dim, keepdim)
+    def max(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.max(self, dim, keepdim if keepdims is None else keepdims)
 
-    def min(self, dim: _int | None = None, keepdim: _bool = False) -> Any:
-        return _fn.min(self, dim, keepdim)
+    def min(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.min(self, dim, keepdim if keepdims is None else keepdims)
 
-    def amax(self, dim: _int | Sequence[_int] = (), keepdim: _bool = False) -> Tensor:
-        return _fn.amax(self, dim, keepdim)
+    def amax(self, dim=(), keepdim=False, *, keepdims=None):
+        return _fn.amax(self, dim, keepdim if keepdims is None else keepdims)
 
-    def amin(self, dim: _int | Sequence[_int] = (), keepdim: _bool = False) -> Tensor:
-        return _fn.amin(self, dim, keepdim)
+    def amin(self, dim=(), keepdim=False, *, keepdims=None):
+        return _fn.amin(self, dim, keepdim if keepdims is None else keepdims)
 
-    def argmax(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
-        return _fn.argmax(self, dim, keepdim)
+    def argmax(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.argmax(self, dim, keepdim if keepdims is None else keepdims)
 
-    def argmin(self, dim: _int | None = None, keepdim: _bool = False) -> Tensor:
-        return _fn.argmin(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.argmin(self, dim, keepdim if keepdims is None else keepdims)
 
-    def prod(
-        self, dim: _int | None = None, keepdim: _bool = False, *, dtype: _dtype.dtype | None = None
-    ) -> Tensor:
-        return _fn.prod(self, dim, keepdim, dtype=dtype)
+    def prod(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):
+        return _fn.prod(self, dim, keepdim if keepdims is None else keepdims, dtype=dtype)
 
-    def var(
-        self,
-        dim: _int | Sequence[_int] | None = None,
-        unbiased: _bool | None = None,
-        keepdim: _bool = False,
-        *,
-        correction: _int | None = None,
-    ) -> Tensor:
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None, keepdims=None):
+        keepdim = keepdim if keepdims is None else keepdims
         return _fn.var(self, dim, unbiased, keepdim, correction=correction)
 
-    def std(
-        self,
-        dim: _int | Sequence[_int] | None = None,
-        unbiased: _bool | None = None,
-        keepdim: _bool = False,
-        *,
-        correction: _int | None = None,
-    ) -> Tensor:
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None, keepdims=None):
+        keepdim = keepdim if keepdims is None else keepdims
         return _fn.std(self, dim, unbiased, keepdim, correction=correction)
 
-    def logsumexp(self, dim: _int | Sequence[_int], keepdim: _bool = False) -> Tensor:
-        return _fn.logsumexp(self, dim, keepdim)
+    def logsumexp(self, dim, keepdim=False, *, keepdims=None):
+        return _fn.logsumexp(self, dim, keepdim if keepdims is None else keepdims)
 
     def cumsum(self, dim: _int, *, dtype: _dtype.dtype | None = None) -> Tensor:
         return _fn.cumsum(self, dim, dtype=dtype)
@@ -1056,7 +1059,19 @@ class Tensor:
         self._check_inplace()
         return self._assign(index_put(self, tuple(indices), values, accumulate))
 
-    def masked_fill(self, mask: Tensor, value: Tensor | Number) -> Tensor:
+    def masked_fill(self, mask, value):
+        if not isinstance(mask, Tensor) or mask._data.dtype != np.bool_:
+            got = _C_NAMES[mask.dtype.name] if isinstance(mask, Tensor) else type(mask).__name__
+            raise RuntimeError(
+                f"masked_fill_ only supports boolean masks, but got mask with dtype {got}"
+            )
+        if isinstance(value, Tensor) and value._data.ndim:
+            raise RuntimeError(
+                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        if not isinstance(value, Tensor) and self._data.dtype.kind != "f":
+            value = self._data.dtype.type(value).item()  # the fill takes this tensor's dtype
         return _fn.where(mask, value, self)
 
     def masked_select(self, mask: Tensor) -> Tensor:
@@ -1067,129 +1082,206 @@ class Tensor:
         pos = np.flatnonzero(m)
         return take(x, pos, (pos.size,), "MaskedSelectBackward0")
 
-    # -- triangles, sorting, running products, products, linalg (nbgrad/ops/, linalg.py) --
-    def tril(self, diagonal=0):
-        return _fn_ops().tril(self, diagonal)
+    # -- PyTorch glue: rounding division, special values, new_*, in-place forms ----------
+    def floor_divide(self, other):
+        return _fn.floor_divide(self, other)
 
-    def triu(self, diagonal=0):
-        return _fn_ops().triu(self, diagonal)
+    def remainder(self, other):
+        return _fn.remainder(self, other)
 
-    def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _fn_ops().diagonal(self, offset, dim1, dim2)
+    def fmod(self, other):
+        return _fn.fmod(self, other)
 
-    def diag(self, diagonal=0):
-        return _fn_ops().diag(self, diagonal)
+    __floordiv__, __mod__ = floor_divide, remainder
 
-    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
-        return _fn_ops().diag_embed(self, offset, dim1, dim2)
+    def __rfloordiv__(self, other):
+        return _fn.floor_divide(other, self)
 
-    def trace(self):
-        return _fn_ops().trace(self)
+    def __rmod__(self, other):
+        return _fn.remainder(other, self)
 
-    def sort(self, dim=-1, descending=False, *, stable=False):
-        return _fn_ops().sort(self, dim, descending, stable)
+    def floor_divide_(self, other):
+        self._check_inplace()
+        return self._assign(_fn.floor_divide(self, other))
 
-    def argsort(self, dim=-1, descending=False, *, stable=False):
-        return _fn_ops().argsort(self, dim, descending, stable=stable)
+    def remainder_(self, other):
+        self._check_inplace()
+        return self._assign(_fn.remainder(self, other))
 
-    def msort(self):
-        return _fn_ops().msort(self)
+    def fmod_(self, other):
+        self._check_inplace()
+        return self._assign(_fn.fmod(self, other))
 
-    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-        return _fn_ops().topk(self, k, dim, largest, sorted)
+    __ifloordiv__, __imod__ = floor_divide_, remainder_
 
-    def kthvalue(self, k, dim=-1, keepdim=False):
-        return _fn_ops().kthvalue(self, k, dim, keepdim)
+    def any(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.any(self, dim, keepdim if keepdims is None else keepdims)
 
-    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-        return _fn_ops().unique(self, sorted, return_inverse, return_counts, dim)
+    def all(self, dim=None, keepdim=False, *, keepdims=None):
+        return _fn.all(self, dim, keepdim if keepdims is None else keepdims)
 
-    def histc(self, bins=100, min=0, max=0):  # noqa: A002
-        return _fn_ops().histc(self, bins, min, max)
+    def isnan(self):
+        return _fn.isnan(self)
 
-    def cumprod(self, dim, *, dtype=None):
-        return _fn_ops().cumprod(self, dim, dtype=dtype)
+    def isinf(self):
+        return _fn.isinf(self)
 
-    def cummax(self, dim):
-        return _fn_ops().cummax(self, dim)
+    def isposinf(self):
+        return _fn.isposinf(self)
 
-    def cummin(self, dim):
-        return _fn_ops().cummin(self, dim)
+    def isneginf(self):
+        return _fn.isneginf(self)
 
-    def roll(self, shifts, dims=None):
-        return _fn_ops().roll(self, shifts, dims)
+    def isfinite(self):
+        return _fn.isfinite(self)
 
-    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
-        return _fn_ops().repeat_interleave(self, repeats, dim, output_size=output_size)
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _fn.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        self._check_inplace()
+        return self._assign(_fn.nan_to_num(self, nan, posinf, neginf))
 
     def lerp(self, end, weight):
-        return _fn_ops().lerp(self, end, weight)
+        return _fn.lerp(self, end, weight)
 
-    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-        return _fn_ops().addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+    def lerp_(self, end, weight):
+        self._check_inplace()
+        return self._assign(_fn.lerp(self, end, weight))
 
-    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-        return _fn_ops().baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _fn.addcmul(self, tensor1, tensor2, value=value)
 
-    def bmm(self, mat2):
-        return _fn_ops().bmm(self, mat2)
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        self._check_inplace()
+        return self._assign(_fn.addcmul(self, tensor1, tensor2, value=value))
 
-    def kron(self, other):
-        return _fn_ops().kron(self, other)
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _fn.addcdiv(self, tensor1, tensor2, value=value)
 
-    def det(self):
-        return _fn_ops().det(self)
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        self._check_inplace()
+        return self._assign(_fn.addcdiv(self, tensor1, tensor2, value=value))
 
-    def logdet(self):
-        return _fn_ops().logdet(self)
+    def masked_fill_(self, mask, value):
+        self._check_inplace()
+        if isinstance(mask, Tensor) and mask._data.shape != self._data.shape:
+            shape = _pw.broadcast_shapes(self._data.shape, mask._data.shape)
+            if shape != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                    f"shape {list(shape)}"
+                )
+        return self._assign(self.masked_fill(mask, value))
 
-    def slogdet(self):
-        return _fn_ops().slogdet(self)
+    def index_fill(self, dim, index, value):
+        return _fill_at(self, dim, index, value)
 
-    def inverse(self):
-        return _fn_ops().inverse(self)
+    def index_fill_(self, dim, index, value):
+        self._check_inplace()
+        return self._assign(_fill_at(self, dim, index, value, "index_fill_"))
 
+    def type_as(self, other):
+        return self.to(other.dtype)
 
-# methods of the block above: device-agnostic composites (they check devices themselves), so
-# the CUDA twin keeps them (backends/cuda/tensor.py)
-COMPOSITE_METHODS = frozenset(
-    (
-        "tril",
-        "triu",
-        "diagonal",
-        "diag",
-        "diag_embed",
-        "trace",
-        "sort",
-        "argsort",
-        "msort",
-        "topk",
-        "kthvalue",
-        "unique",
-        "histc",
-        "cumprod",
-        "cummax",
-        "cummin",
-        "roll",
-        "repeat_interleave",
-        "lerp",
-        "addmm",
-        "baddbmm",
-        "bmm",
-        "kron",
-        "det",
-        "logdet",
-        "slogdet",
-        "inverse",
-    )
-)
+    # new tensors with this one's dtype and device unless given
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        from .creation import zeros
 
+        return zeros(*size, **self._new_kw(dtype, device, requires_grad))
 
-def _fn_ops():
-    """The package namespace, where the ops above live (imported after this module)."""
-    import nbgrad
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        from .creation import ones
 
-    return nbgrad
+        return ones(*size, **self._new_kw(dtype, device, requires_grad))
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
+        from .creation import empty
+
+        return empty(*size, **self._new_kw(dtype, device, requires_grad))
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
+        from .creation import full
+
+        if not isinstance(size, (tuple, list)):
+            raise TypeError(
+                "new_full(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(size).__name__}"
+            )
+        return full(size, fill_value, **self._new_kw(dtype, device, requires_grad))
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **_):
+        from .creation import tensor
+
+        if isinstance(data, Tensor):
+            import warnings
+
+            warnings.warn(
+                "To copy construct from a tensor, it is recommended to use "
+                "sourceTensor.detach().clone() or "
+                "sourceTensor.detach().clone().requires_grad_(True), rather than "
+                "tensor.new_tensor(sourceTensor).",
+                UserWarning,
+                stacklevel=2,
+            )
+            data = data.detach().clone()
+        return tensor(data, **self._new_kw(dtype, device, requires_grad))
+
+    def _new_kw(self, dtype, device, requires_grad):
+        return {
+            "dtype": self.dtype if dtype is None else dtype,
+            "device": self.device if device is None else device,
+            "requires_grad": requires_grad,
+        }
+
+    # in-place random fills from nbgrad's generator (the numbers differ from PyTorch's)
+    def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+        _random_float_only(self, "check_uniform_bounds")
+        if from_ > to:
+            raise RuntimeError(
+                f"uniform_ expects to return a [from, to) range, but found from={from_:g} > "
+                f"to={to:g}"
+            )
+        return self.copy_(_draw(self, "uniform", from_, to))
+
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        _random_float_only(self, "normal_kernel_cpu")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+        return self.copy_(_draw(self, "normal", mean, std))
+
+    def exponential_(self, lambd=1.0, *, generator=None):
+        if self._data.dtype.kind != "f":
+            raise RuntimeError(
+                "Exponential distribution is a continuous probability distribution. dtype must "
+                f"be a floating point but you specified {_dtype.scalar_name(self.dtype)}"
+            )
+        if not lambd > 0:
+            raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+        return self.copy_(_draw(self, "exponential", 1.0 / lambd))
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        if isinstance(p, Tensor):
+            p = np.broadcast_to(p._data, self._data.shape)
+        elif not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        return self.copy_(_draw(self, "random") < p)
+
+    def random_(self, from_=None, to=None, *, generator=None):
+        if from_ is not None and to is None:
+            from_, to = 0, from_  # random_(to)
+        lo = 0 if from_ is None else from_
+        if to is None:  # up to the largest integer the dtype holds exactly
+            d = self._data.dtype
+            if d.kind == "f":
+                to = 2 ** (np.finfo(d).nmant + 1) + 1
+            else:
+                to = 2 if d.kind == "b" else int(np.iinfo(d).max)
+        if lo >= to:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={to}"
+            )
+        return self.copy_(_draw(self, "integers", lo, to))
 
 
 def _rebuild(cls, data, requires_grad, cuda=False):
@@ -1239,5 +1331,99 @@ Tensor.__truediv__ = _FAST["div"]
 Tensor.__pow__ = _FAST["pow"]
 Tensor.__neg__ = _FAST["neg"]
 from . import functions as _fn  # noqa: E402
+
+
+# -- helpers of the glue methods above, and the in-place forms of the unary methods -----
+def _fill_at(t, dim, index, value, name="index_fill"):
+    """`t` with `value` at positions `index` along `dim` (index_fill)."""
+    if not isinstance(index, Tensor) or index._data.dtype != np.int64:
+        raise IndexError(f"{name}(): Expected dtype int64 for index.")
+    if index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            f"{name} only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    d = _wrap_dim(dim, t._data.ndim)
+    n = t._data.shape[d] if t._data.ndim else 1
+    pos = index._data.reshape(-1)
+    bad = pos[(pos >= n) | (pos < -n)]
+    if bad.size:
+        raise IndexError(f"index {bad[0]} is out of bounds for dimension {d} with size {n}")
+    mask = np.zeros(n, np.bool_)
+    mask[pos] = True
+    shape = [1] * t._data.ndim
+    if shape:
+        shape[d] = n
+    return t.masked_fill(Tensor._make(mask.reshape(shape), -1, False), value)
+
+
+def _random_float_only(t, kernel):
+    if t._data.dtype.kind != "f":
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_dtype.scalar_name(t.dtype)}'"
+        )
+
+
+def _draw(t, method, *args):
+    """NumPy draws of t's shape from nbgrad's generator (`copy_` casts them to t's dtype)."""
+    from .creation import _rng
+
+    return getattr(_rng[0], method)(*args, size=t._data.shape)
+
+
+def _inplace_unary(name):
+    method = getattr(Tensor, name)
+
+    def f(self):
+        self._check_inplace()
+        return self._assign(method(self))
+
+    f.__name__ = f.__qualname__ = name + "_"
+    f.__doc__ = f"In-place `{name}`: writes `self.{name}()` into this tensor."
+    return f
+
+
+# every unary elementwise method gets its PyTorch in-place form (`x.exp_()`)
+_UNARY_METHODS = (
+    "neg negative exp exp2 expm1 log log2 log10 log1p sin cos tan asin acos atan arcsin "
+    "arccos arctan sinh cosh tanh sigmoid relu sqrt rsqrt abs square sign floor ceil "
+    "reciprocal erf lgamma digamma"
+).split()
+for _name in _UNARY_METHODS:
+    setattr(Tensor, _name + "_", _inplace_unary(_name))
+
+
+def _round_(self, *, decimals=0):
+    self._check_inplace()
+    return self._assign(self.round(decimals=decimals))
+
+
+def _atan2_(self, other):
+    self._check_inplace()
+    return self._assign(self.atan2(other))
+
+
+def _clamp_min_(self, min):  # noqa: A002
+    return self.clamp_(min, None)
+
+
+def _clamp_max_(self, max):  # noqa: A002
+    return self.clamp_(None, max)
+
+
+for _name, _f in (
+    ("round_", _round_),
+    ("atan2_", _atan2_),
+    ("arctan2_", _atan2_),
+    ("clamp_min_", _clamp_min_),
+    ("clamp_max_", _clamp_max_),
+    ("multiply_", Tensor.mul_),
+    ("divide_", Tensor.div_),
+    ("true_divide_", Tensor.div_),
+    ("subtract_", Tensor.sub_),
+):
+    setattr(Tensor, _name, _f)
 
 __all__ = ["Tensor", "is_tensor"]

@@ -22,3 +22,7 @@ _docs.attach(functional, "nn_functional")
 _docs.attach(init, "nn_init")
 _docs.attach(utils, "nn_utils")
 _docs.attach(parallel, "nn_parallel")
+
+from .._torch_names import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn")  # PyTorch's names say nbgrad lacks them

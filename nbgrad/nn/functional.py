@@ -319,3 +319,7 @@ unfold = _fn_spatial.unfold
 __all__ = [
     n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor", "Any", "annotations")
 ]
+
+from .._torch_names import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.nn.functional")  # PyTorch's names say nbgrad lacks them

@@ -183,19 +183,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     return vector_norm(diff, p, -1)
 
 
-def lerp(input, end, weight):  # noqa: A002
-    """Linear interpolation `input + weight * (end - input)`.
-
-    Args:
-        input (Tensor): the start.
-        end (Tensor): the end (same dtype as `input`).
-        weight (float or Tensor): the weight.
-
-    Example::
-
-        >>> torch.lerp(torch.zeros(2), torch.ones(2), 0.25)
-        tensor([0.2500, 0.2500])
-    """
+def check_lerp(input, end, weight):  # noqa: A002
+    """PyTorch's checks of lerp's arguments (the op itself is `functions.lerp`)."""
     check_tensor(input, "lerp")
     check_tensor(end, "lerp", "end", 2)
     if not input.is_floating_point():
@@ -207,7 +196,6 @@ def lerp(input, end, weight):  # noqa: A002
         raise RuntimeError(
             f"expected dtype {_tname(input)} for `weight` but got dtype {_tname(weight)}"
         )
-    return input + weight * (end - input)
 
 
 def _tname(t):

@@ -168,8 +168,8 @@ def _reduce(x, dim, keepdim, dtype, mean):
             "mean(): could not infer output dtype. Input dtype must be either a floating "
             f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
         )
-    if data.dtype.kind == "b":
-        data = data.astype(np.int64)
+    if data.dtype.kind == "b" or (data.dtype == np.int32 and dtype is None):
+        data = data.astype(np.int64)  # integer sums are int64 unless a dtype is given
     full = dim is None
     if (
         len(dims) == nd

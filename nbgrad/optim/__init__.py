@@ -43,3 +43,7 @@ from .. import _docs  # noqa: E402
 
 _docs.attach(__name__, "optim")
 _docs.attach(lr_scheduler, "lr_scheduler")
+
+from .._torch_names import module_getattr as _module_getattr  # noqa: E402
+
+__getattr__ = _module_getattr("torch.optim")  # PyTorch's names say nbgrad lacks them

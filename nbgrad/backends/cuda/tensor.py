@@ -602,6 +602,9 @@ _KEEP = {
     "backward", "register_hook", "dtype", "shape", "size", "dim", "ndim", "numel",
     "nelement", "is_floating_point", "element_size", "is_contiguous", "detach_", "type",
     "requires_grad", "long", "int", "bool", "half",
+    # composites of ops CUDA tensors have
+    "lerp", "addcmul", "addcdiv", "type_as", "new_zeros", "new_ones", "new_empty", "new_full",
+    "new_tensor",
 }  # fmt: skip
 for _n, _v in list(vars(Tensor).items()):
     if _n.startswith("_") and _n not in ("__getitem__", "__setitem__", "__invert__"):
