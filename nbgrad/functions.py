@@ -12,7 +12,7 @@ from . import _dtype
 from .ops import activations as _act
 from .ops import linalg, pointwise, reduce, views
 from .ops import softmax as _softmax
-from .ops.products import check_lerp
+from .ops.products import check_lerp as _check_lerp
 from .tensor import Number, Tensor
 
 
@@ -678,7 +678,7 @@ def lerp(input, end, weight):  # noqa: A002
         >>> torch.lerp(torch.tensor([1., 2.]), torch.tensor([3., 6.]), 0.5)
         tensor([2., 4.])
     """
-    check_lerp(input, end, weight)
+    _check_lerp(input, end, weight)
     d = end - input
     if pointwise.is_scalar(weight):
         return input + weight * d if _b.abs(weight) < 0.5 else end - d * (1 - weight)
