@@ -18,7 +18,10 @@ from ..autograd import functional as _F
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
+from . import _batched
 from ._module import functional_call, stack_module_state
+from .batching import LEVELS as _VMAP_LEVELS
+from .vmap import vmap
 
 
 def _argnums(argnums, n):
@@ -71,6 +74,11 @@ def grad_and_value(func, argnums=0, has_aux=False):
 
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args))
+        if _VMAP_LEVELS:  # inside vmap: every sample's gradient by one batched backward
+            gs, value, aux = _batched.grad_and_value(func, nums, has_aux, _split_aux, args,
+                                                     kwargs)  # fmt: skip
+            g = gs[0] if isinstance(argnums, int) else gs
+            return (g, (value, aux)) if has_aux else (g, value)
         xs, nested = _prepare(args, nums)
         with enable_grad():
             out, aux = _split_aux(func(*xs, **kwargs), has_aux)
@@ -106,6 +114,9 @@ def grad(func, argnums=0, has_aux=False):
 
 def vjp(func, *primals, has_aux=False):
     """(func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) -> one gradient per primal."""
+    if _VMAP_LEVELS:
+        out, fn, aux = _batched.vjp(func, primals, has_aux, _split_aux)
+        return (out, fn, aux) if has_aux else (out, fn)
     xs, nested = _prepare(primals, range(len(primals)))
     with enable_grad():
         out, aux = _split_aux(func(*xs), has_aux)
@@ -154,6 +165,9 @@ def jvp(func, primals, tangents, *, has_aux=False):
             f"be. Got primals with structure {len(primals)} and tangents with structure "
             f"{len(tangents)}"
         )
+    if _VMAP_LEVELS:
+        vals, tans, aux = _batched.jvp(func, primals, tangents, has_aux, _split_aux)
+        return (vals, tans, aux) if has_aux else (vals, tans)
     with fwAD.dual_level(), enable_grad():
         duals = [fwAD.make_dual(p.detach(), t) for p, t in zip(primals, tangents)]
         out, aux = _split_aux(func(*duals), has_aux)
@@ -172,6 +186,10 @@ def jvp(func, primals, tangents, *, has_aux=False):
 def _jac(func, argnums, has_aux, strategy):
     def wrapper(*args):
         nums = _argnums(argnums, len(args))
+        if _VMAP_LEVELS:  # inside vmap (jacfwd too: the same Jacobian, by reverse mode)
+            J, aux = _batched.jacobian(func, nums, has_aux, _split_aux, args)
+            J = J[0] if isinstance(argnums, int) else J
+            return (J, aux) if has_aux else J
         auxbox = []
 
         def f(*xs):
@@ -225,4 +243,5 @@ __all__ = [
     "jvp",
     "stack_module_state",
     "vjp",
+    "vmap",
 ]
