@@ -5,6 +5,8 @@
     vjp(f, x)             (f(x), vjp_fn): vjp_fn(v) = v^T J
     jvp(f, (x,), (t,))    (f(x), J t)
     jacrev(f)(x), jacfwd(f)(x), hessian(f)(x)
+    linearize(f, x)       (f(x), jvp_fn): jvp_fn(t) = J t
+    vmap(f)(xs)           f over a batch, as one batched program (vmap.py, batching.py)
     functional_call(model, params, args)   model(*args) with other parameters
     stack_module_state(models)             their parameters and buffers, stacked
 
@@ -183,6 +185,51 @@ def jvp(func, primals, tangents, *, has_aux=False):
     return (vals, tans, aux) if has_aux else (vals, tans)
 
 
+def linearize(func, *primals):
+    """Return (func(*primals), jvp_fn), where jvp_fn(*tangents) computes the
+    Jacobian-vector product of func at primals.
+
+    Args:
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        primals: the point to linearize at.
+
+    jvp_fn runs forward mode from the saved primals on each call (func runs again).
+
+    Example::
+
+        >>> x = torch.randn(3)
+        >>> out, jvp_fn = torch.func.linearize(torch.sin, x)
+        >>> torch.allclose(jvp_fn(torch.ones(3)), x.cos())
+        True
+    """
+    from .vmap import _spec
+
+    primals = tuple(p.detach() if isinstance(p, Tensor) else p for p in primals)
+    out = func(*primals)
+    out = tuple(o.detach() for o in out) if isinstance(out, tuple) else out.detach()
+
+    def jvp_fn(*tangents):
+        if len(tangents) != len(primals):
+            raise RuntimeError(
+                f"Expected the tangents {_spec(tangents)} to have the same argspec as the "
+                f"primals {_spec(primals)}"
+            )
+        for i, (p, t) in enumerate(zip(primals, tangents)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {p.shape} of the corresponding primal."
+                )
+            if t.dtype != p.dtype:
+                raise RuntimeError(
+                    f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the "
+                    f"dtype {p.dtype} of the corresponding primal."
+                )
+        return jvp(func, primals, tuple(tangents))[1]
+
+    return out, jvp_fn
+
+
 def _jac(func, argnums, has_aux, strategy):
     def wrapper(*args):
         nums = _argnums(argnums, len(args))
@@ -241,6 +288,7 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
     "stack_module_state",
     "vjp",
     "vmap",

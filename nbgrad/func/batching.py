@@ -173,6 +173,21 @@ def _expand(x, lvl):
 
 
 # -- calling an op one level down --------------------------------------------------------
+def _syntax():
+    import operator as o
+
+    t = {}
+    for n in ("add", "sub", "mul", "truediv", "pow", "matmul", "floordiv", "mod", "and",
+              "or", "xor"):  # fmt: skip
+        f = getattr(o, n + "_" if n in ("and", "or") else n)
+        t[f"__{n}__"] = f
+        t[f"__r{n}__"] = lambda a, b, f=f: f(b, a)
+    for n in ("eq", "ne", "lt", "le", "gt", "ge"):
+        t[f"__{n}__"] = getattr(o, n)
+    return t
+
+
+_SYNTAX = _syntax()
 
 
 class Op:
@@ -185,6 +200,9 @@ class Op:
 
     def __call__(self, *args, **kwargs):
         if self.owner is Tensor:
+            f = _SYNTAX.get(self.name)
+            if f is not None:  # `a * b`, not a.__mul__(b): b's reflected method may win
+                return f(*args)
             return getattr(args[0], self.name)(*args[1:], **kwargs)
         return getattr(self.owner, self.name)(*args, **kwargs)
 
@@ -314,14 +332,13 @@ def ew(op, lvl, args, kwargs):
 @_rule(*EW_INPLACE)
 def ew_inplace(op, lvl, args, kwargs):
     self = args[0]
-    if _at(self, lvl) is None:
+    if _at(self, lvl) is None:  # PyTorch's in-place shape check, seen with the batch
+        import numpy as np
+
+        shapes = [tuple(x.shape) for x in args if isinstance(x, Tensor)]
+        full = [LEVELS[lvl][0], *np.broadcast_shapes(*shapes)]
         raise RuntimeError(
-            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists "
-            "a Tensor `other` in extra_args that has more elements than `self`. This happened "
-            "due to `other` being vmapped over but `self` not being vmapped over in a vmap. "
-            f"Please try to use out-of-place operators instead of {op.name}. If said "
-            "operator is being called inside the PyTorch framework, please file a bug report "
-            "instead."
+            f"output with shape {list(self.shape)} doesn't match the broadcast shape {full}"
         )
     r = self.dim()
     rest = [_pad(_at(x, lvl), r) if _at(x, lvl) is not None else x for x in args[1:]]
@@ -807,11 +824,11 @@ def random_call(op, args, kwargs):
             import nbgrad
 
             rest = {k: v for k, v in kwargs.items() if k != "input"}
-            mask = op(nbgrad.ones(tuple(x.shape), dtype=x.dtype), *args[1:], **rest)
+            mask = op.fn(nbgrad.ones(tuple(x.shape), dtype=x.dtype), *args[1:], **rest)
             return x * mask
         v = _expand(x, lvl)
         rest = {k: u for k, u in kwargs.items() if k != "input"}
-        return wrap(op(v, *args[1:], **rest), lvl)
+        return wrap(op.fn(v, *args[1:], **rest), lvl)
     if op.name.endswith("_like"):
         x = args[0]
         if mode == "same":
@@ -819,7 +836,7 @@ def random_call(op, args, kwargs):
 
             shape = tuple(x.shape)
             return getattr(nbgrad, op.name[:-5])(*shape, dtype=x.dtype)
-        return wrap(op(_expand(x, lvl), *args[1:], **kwargs), lvl)
+        return wrap(op.fn(_expand(x, lvl), *args[1:], **kwargs), lvl)
     if mode == "same" or top >= 0:
         return op.fn(*args, **kwargs) if top < 0 else loop(op, top, args, kwargs)
     # factories drawing per sample: one draw with the batch in front

@@ -86,17 +86,12 @@ def _spec(x, indent=2):
     return f"TreeSpec({kind}, {ctx}, [{sep.join(kids)}])"
 
 
-def _broadcast(dims, tree, where):
+def _broadcast(dims, tree):
     """`dims` (a prefix of `tree`'s structure) expanded to one entry per leaf of tree;
     None where the structures do not match."""
     if dims is None or isinstance(dims, int):
         return [dims] * len(_flatten(tree))
-    if not _is_node(dims) or not _is_node(tree) or type(dims) is not type(tree):
-        if isinstance(dims, (tuple, list)) and isinstance(tree, (tuple, list)):
-            pass
-        else:
-            return None
-    if isinstance(dims, dict) != isinstance(tree, dict):
+    if not _is_node(tree) or type(dims) is not type(tree):
         return None
     if isinstance(dims, dict):
         if set(dims) != set(tree):
@@ -108,7 +103,7 @@ def _broadcast(dims, tree, where):
         pairs = list(zip(dims, tree))
     out = []
     for d, t in pairs:
-        sub = _broadcast(d, t, where)
+        sub = _broadcast(d, t)
         if sub is None:
             return None
         out.extend(sub)
@@ -140,7 +135,7 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             f"{head}: expected `in_dims` to be int or a (potentially nested) tuple matching "
             f"the structure of inputs, got: {type(in_dims)}."
         )
-    dims = _broadcast(in_dims, args, head)
+    dims = _broadcast(in_dims, args)
     if dims is None:
         spec_d = _spec(in_dims) if _is_node(in_dims) else "*"
         raise ValueError(
@@ -197,7 +192,7 @@ def _chunked(func, dims, leaves, args, kwargs, out_dims, randomness, chunk, B):
 
 
 def _out_dims(out_dims, out, func):
-    dims = _broadcast(out_dims, out, None)
+    dims = _broadcast(out_dims, out)
     if dims is None:
         spec_d = _spec(out_dims) if _is_node(out_dims) else "*"
         raise ValueError(
