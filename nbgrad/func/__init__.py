@@ -21,6 +21,7 @@ from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from . import _batched
+from ._batched import traced_leaf
 from ._module import functional_call, stack_module_state
 from .batching import LEVELS as _VMAP_LEVELS
 from .vmap import vmap
@@ -51,6 +52,8 @@ def _prepare(args, nums):
             raise TypeError(
                 f"expected the argument at argnums={a} to be a Tensor, got {type(t).__name__}"
             )
+        if traced_leaf(t):  # under nbgrad.compile's trace: differentiate the input itself
+            continue
         if t.requires_grad:
             nested = True
             with enable_grad():
@@ -120,6 +123,7 @@ def vjp(func, *primals, has_aux=False):
         out, fn, aux = _batched.vjp(func, primals, has_aux, _split_aux)
         return (out, fn, aux) if has_aux else (out, fn)
     xs, nested = _prepare(primals, range(len(primals)))
+    traced = any(x is p for x, p in zip(xs, primals) if isinstance(p, Tensor))
     with enable_grad():
         out, aux = _split_aux(func(*xs), has_aux)
     outs = out if isinstance(out, tuple) else (out,)
@@ -135,6 +139,10 @@ def vjp(func, *primals, has_aux=False):
         pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
         if not pairs:
             return tuple(_F._zeros_like(x) for x in xs)
+        if traced:  # under nbgrad.compile's trace: one scalar loss, as a program takes it
+            loss = sum((o * c).sum() for o, c in pairs)
+            gs = _grad(loss, xs, retain_graph=True, allow_unused=True, materialize_grads=True)
+            return tuple(g.detach() for g in gs)
         gs = _grad(
             [o for o, _ in pairs],
             xs,
@@ -235,6 +243,11 @@ def _jac(func, argnums, has_aux, strategy):
         nums = _argnums(argnums, len(args))
         if _VMAP_LEVELS:  # inside vmap (jacfwd too: the same Jacobian, by reverse mode)
             J, aux = _batched.jacobian(func, nums, has_aux, _split_aux, args)
+            J = J[0] if isinstance(argnums, int) else J
+            return (J, aux) if has_aux else J
+        traced = _batched.traced_jacobian(func, nums, has_aux, _split_aux, args)
+        if traced is not None:  # under nbgrad.compile's trace
+            J, aux = traced
             J = J[0] if isinstance(argnums, int) else J
             return (J, aux) if has_aux else J
         auxbox = []

@@ -10,6 +10,7 @@ leaf's rows. Forward mode carries tangents the same way.
 """
 
 import math
+import sys
 
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
@@ -47,6 +48,31 @@ def rewrap(base, lv):
     return base
 
 
+def traced_leaf(t):
+    """Whether nbgrad.compile is tracing and t is an input of the traced call (or a
+    captured parameter): a transform then differentiates t itself, so the trace sees one
+    plain gradient request (nbgrad/_compile/trace.py: func_leaf); t is marked as a
+    gradient target."""
+    trace = sys.modules.get("nbgrad._compile.trace")
+    if trace is None or trace.ACTIVE is None or not trace.func_leaf(t):
+        return False
+    trace.func_target(t)
+    return True
+
+
+def _traced_leaf_view(t, lv):
+    """Under a trace, an input (batched or not) as its batched base, marked as a gradient
+    target: the expansion is recorded, so the program differentiates the expanded value."""
+    base = base_of(t)[0]
+    trace = sys.modules.get("nbgrad._compile.trace")
+    if trace is None or trace.ACTIVE is None or not trace.func_leaf(base):
+        return None
+    b = to_base(t, lv)
+    trace.func_target(b)
+    trace.func_target(base)  # claimed: a transform inside sees this one's graph
+    return b
+
+
 def _leaves(args, nums):
     """The arguments with args[nums] (tensors, or tuples/lists/dicts of them) replaced by
     batched leaves; the leaves, flat; whether any was in an enclosing graph; the levels;
@@ -64,6 +90,11 @@ def _leaves(args, nums):
                 )
         new = []
         for t in ts:
+            b = _traced_leaf_view(t, lv)
+            if b is not None:
+                leaves.append(b)
+                new.append(rewrap(b, lv))
+                continue
             b = to_base(t, lv)
             if b.requires_grad:  # inside an enclosing transform: keep its graph
                 nested = True
@@ -197,3 +228,33 @@ def jacobian(func, nums, has_aux, split, args):
         g = g.movedim(0, nb).reshape(*bshape, *oshape, *ishape)
         res.append(g)
     return _regroup(_finish(res, nested, lv), trees), aux
+
+
+def traced_jacobian(func, nums, has_aux, split, args):
+    """Under nbgrad.compile's trace, with inputs of the traced call to differentiate: the
+    Jacobian as vmap(grad) over the output's identity basis (row j: the gradient of
+    <func(x), e_j> at a copy of x), which the trace sees as one gradient request. None
+    where this does not apply (the transform then runs as usual)."""
+    trace = sys.modules.get("nbgrad._compile.trace")
+    if trace is None or trace.ACTIVE is None or LEVELS:
+        return None
+    if not all(trace.func_leaf(args[a]) for a in nums):
+        return None
+    from .. import eye
+    from . import grad
+    from .vmap import vmap
+
+    out, aux = split(func(*args), has_aux)
+    if not isinstance(out, Tensor):
+        return None
+    oshape = tuple(out.shape)
+    basis = eye(max(out.numel(), 1), dtype=out.dtype)[: out.numel()].reshape(-1, *oshape)
+    trace.func_const(basis)
+
+    def row(*a):
+        return (split(func(*a[:-1]), has_aux)[0] * a[-1]).sum()
+
+    dims = (None,) * len(args) + (0,)
+    gs = vmap(grad(row, argnums=tuple(nums)), in_dims=dims)(*args, basis)
+    J = tuple(g.reshape(*oshape, *args[a].shape) for g, a in zip(gs, nums))
+    return J, aux

@@ -210,7 +210,8 @@ def _run(func, dims, leaves, args, kwargs, out_dims, randomness, B):
         batching.install()
     LEVELS[lvl] = (B, randomness)
     try:
-        ins = [x if d is None else wrap(x.movedim(d, 0), lvl) for x, d in zip(leaves, dims)]
+        ins = [x if d is None else wrap(x if d == 0 else x.movedim(d, 0), lvl)
+               for x, d in zip(leaves, dims)]  # fmt: skip
         f = batching.WRAPPER.get(id(func), func)  # vmap(torch.sin): the batched entry
         out = f(*_unflatten(args, ins), **kwargs)
         odims = _out_dims(out_dims, out, func)
