@@ -553,10 +553,9 @@ def _outputs(tr, result, used, start):
         kind, roots, leaves, bufs = tr.request
         grads = {b: s for s, b in bufs.items()}
     produced = {s for r in tr.rows for s in r.outs}
-    at = {}  # (address, shape) -> produced slot, for outputs that share a value's memory
-    for s in produced:
-        if TAPE.S[s, S_PROD] >= 0:
-            at.setdefault((int(TAPE.S[s, S_ADDR]), tr.shape[s]), s)
+    # (address, shape) -> the last row's output there, for outputs sharing a value's
+    # memory (a live output's memory is not reused by a later row: the last one is it)
+    at = {(int(TAPE.S[s, S_ADDR]), tr.shape[s]): s for r in tr.rows for s in r.outs}
     leafgrad = {}
     if tr.request is not None:
         for s, t in tr.request[2]:
