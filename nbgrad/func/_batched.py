@@ -132,6 +132,9 @@ def _finish(gs, nested, lv):
 
 def grad_and_value(func, nums, has_aux, split, args, kwargs):
     func = WRAPPER.get(id(func), func)  # torch.sin itself: its batched entry
+    out = _shared_params(func, nums, has_aux, split, args, kwargs)
+    if out is not None:
+        return out
     xs, leaves, nested, lv, trees = _leaves(args, nums)
     with enable_grad():
         out, aux = split(func(*xs, **kwargs), has_aux)
@@ -148,6 +151,47 @@ def grad_and_value(func, nums, has_aux, split, args, kwargs):
         gs = tuple(_zeros(x) for x in leaves)
     gs = _regroup(_finish(gs, nested, lv), trees)
     return gs, (out if nested else out.detach()), aux
+
+
+def _shared_params(func, nums, has_aux, split, args, kwargs):
+    """Per-sample gradients w.r.t. arguments that are not batched (parameters shared by
+    the samples) in one vmap: the parameters stay shared leaves and one batched VJP of
+    the batched losses, seeded with the identity, gives each sample's gradient (its
+    per-sample cotangents stay diagonal: docs/functional.md), without a copy of the
+    parameters per sample. None where this does not apply."""
+    from .. import eye
+    from .vmap import _flatten, _unflatten
+
+    if len(LEVELS) != 1:
+        return None
+    ts = [t for a in nums for t in _flatten(args[a])]
+    if not all(type(t) is Tensor and not t.requires_grad for t in ts) or traced_any(ts):
+        return None
+    (lvl,) = LEVELS
+    xs, leaves, trees = list(args), [], []
+    for a in nums:
+        new = [t.detach().requires_grad_(True) for t in _flatten(args[a])]
+        leaves.extend(new)
+        xs[a] = _unflatten(args[a], new)
+        trees.append((args[a], len(new)))
+    with enable_grad():
+        out, aux = split(func(*xs, **kwargs), has_aux)
+    if type(out) is not BatchedTensor or out._lvl != lvl or out.numel() != 1:
+        return None  # (the general path runs the function again, or raises)
+    losses = out._v.reshape(-1)
+    B = losses.shape[0]
+    if losses.requires_grad:
+        gs = _grad(losses, leaves, eye(B, dtype=losses.dtype), allow_unused=True,
+                   materialize_grads=True, is_grads_batched=True)  # fmt: skip
+    else:
+        gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
+    gs = _regroup([wrap(g.detach(), lvl) for g in gs], trees)
+    return gs, out.detach(), aux
+
+
+def traced_any(ts):
+    trace = sys.modules.get("nbgrad._compile.trace")
+    return trace is not None and trace.ACTIVE is not None
 
 
 def vjp(func, primals, has_aux, split):

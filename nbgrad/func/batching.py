@@ -592,6 +592,19 @@ def matmul(op, lvl, args, kwargs):
     if la == 1 and lb == 1:
         return (a * b).sum(-1)
     va, vb = _at(a, lvl), _at(b, lvl)
+    if va is not None and vb is not None and (la == 1 or lb == 1):
+        # a batch of matrix-vector products: elementwise products and a sum (one
+        # vectorised pass forward and backward, where a batched GEMM calls BLAS per sample)
+        B = va.shape[0]
+        if lb == 1:
+            return wrap((va * vb.reshape(B, *(1,) * (la - 1), -1)).sum(-1), lvl)
+        return wrap((va.reshape(B, *(1,) * (lb - 2), -1, 1) * vb).sum(-2), lvl)
+    import nbgrad.nn.functional as F
+
+    if va is None and la == 2 and lb == 1:  # A @ v: a linear layer over the samples
+        return wrap(F.linear(vb, a), lvl)
+    if vb is None and la == 1 and lb == 2:  # v @ A
+        return wrap(F.linear(va, b.transpose(0, 1)), lvl)
     r = max(la, lb, 2)
     if va is not None:
         va = va.unsqueeze(1) if la == 1 else _pad(va, r)
@@ -860,15 +873,11 @@ _SKIP = {
     "promote_types", "is_tensor", "is_grad_enabled", "compile", "load", "save", "numel",
     "set_grad_enabled", "allclose", "equal",
 }  # fmt: skip
-_SKIP_METHODS = {"dim", "size", "numel", "nelement", "element_size", "is_floating_point",
-                 "is_contiguous", "item", "tolist", "numpy", "backward", "register_hook",
-                 "register_post_accumulate_grad_hook", "retain_grad", "requires_grad_", "cpu",
-                 "cuda", "type"}  # fmt: skip
 _PATCHED = []  # (owner, name, original) while installed
 WRAPPER = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
 
 
-def _targets():
+def _scan_targets():
     import types
 
     import nbgrad
@@ -884,11 +893,34 @@ def _targets():
                 continue
             if isinstance(f, (types.FunctionType, types.BuiltinFunctionType)):
                 yield m, name, f
-    for name, f in list(vars(Tensor).items()):
-        if name in _SKIP_METHODS or not isinstance(f, types.FunctionType):
-            continue
-        if not name.startswith("_") or name in ("__getitem__", "__setitem__"):
+    for name in _PLAIN_METHODS:  # plain.method(batched): the methods taking a tensor
+        f = vars(Tensor).get(name)
+        if isinstance(f, types.FunctionType):
             yield Tensor, name, f
+
+
+# (the other methods of a plain tensor take no tensor argument: they are left alone,
+# which keeps installing the wrappers cheap, it runs at every vmap call)
+_PLAIN_METHODS = (
+    "__getitem__ __setitem__ add sub subtract mul multiply div divide true_divide pow "
+    "matmul mm dot outer maximum minimum atan2 arctan2 where masked_fill expand_as view_as "
+    "reshape_as gather index_select take_along_dim scatter_add index_add index_put eq ne lt "
+    "le gt ge copy_ add_ sub_ mul_ div_ pow_ clamp clip clamp_ clip_ index_add_ "
+    "scatter_add_ index_put_"
+).split()
+
+
+_TARGETS = {}  # whether nbgrad.special is loaded -> the list _scan_targets gives
+
+
+def _targets():
+    import sys
+
+    key = "nbgrad.special" in sys.modules
+    got = _TARGETS.get(key)
+    if got is None:
+        got = _TARGETS[key] = list(_scan_targets())
+    return got
 
 
 def _make_wrapper(owner, name, f):
@@ -908,12 +940,17 @@ def _make_wrapper(owner, name, f):
     return w
 
 
+_WRAPPERS = {}  # (owner, name) -> (original, wrapper), built once per original
+
+
 def install():
     for owner, name, f in _targets():
-        w = _make_wrapper(owner, name, f)
-        setattr(owner, name, w)
+        got = _WRAPPERS.get((owner, name))
+        if got is None or got[0] is not f:
+            got = _WRAPPERS[owner, name] = (f, _make_wrapper(owner, name, f))
+        setattr(owner, name, got[1])
         _PATCHED.append((owner, name, f))
-        WRAPPER.setdefault(id(f), w)
+        WRAPPER.setdefault(id(f), got[1])
 
 
 def uninstall():
