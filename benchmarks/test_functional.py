@@ -130,7 +130,6 @@ def test_per_sample_grads(benchmark, tpeer):
 def test_per_sample_grads_batched_vjp(benchmark):
     """nbgrad's other route: one batched VJP seeded with eye(B) (informational)."""
     import nbgrad as mod
-
     from benchmarks.conftest import Peer
 
     tag(benchmark, "per-sample-grads", "nbgrad-batched-vjp")
