@@ -165,7 +165,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     if len(LEVELS) != 1:
         return None
     ts = [t for a in nums for t in _flatten(args[a])]
-    if not all(type(t) is Tensor and not t.requires_grad for t in ts) or traced_any(ts):
+    if not all(type(t) is Tensor and not t.requires_grad for t in ts) or tracing():
         return None
     (lvl,) = LEVELS
     xs, leaves, trees = list(args), [], []
@@ -181,7 +181,12 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     losses = out._v.reshape(-1)
     B = losses.shape[0]
     if losses.requires_grad:
-        gs = _grad(losses, leaves, eye(B, dtype=losses.dtype), allow_unused=True,
+        key = (B, losses.dtype)
+        seed = _EYE.get(key)
+        if seed is None:  # kept: the sweep only reads it (as a diagonal)
+            _EYE.clear()
+            seed = _EYE[key] = eye(B, dtype=losses.dtype)
+        gs = _grad(losses, leaves, seed, allow_unused=True,
                    materialize_grads=True, is_grads_batched=True)  # fmt: skip
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
@@ -189,7 +194,11 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     return gs, out.detach(), aux
 
 
-def traced_any(ts):
+_EYE = {}  # (batch size, dtype) -> the identity seed of the last per-sample gradients
+
+
+def tracing():
+    """Whether nbgrad.compile is tracing (it needs the leaves it can see: _leaves)."""
     trace = sys.modules.get("nbgrad._compile.trace")
     return trace is not None and trace.ACTIVE is not None
 

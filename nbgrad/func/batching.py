@@ -873,7 +873,7 @@ _SKIP = {
     "promote_types", "is_tensor", "is_grad_enabled", "compile", "load", "save", "numel",
     "set_grad_enabled", "allclose", "equal",
 }  # fmt: skip
-_PATCHED = []  # (owner, name, original) while installed
+_PATCHED = []  # (owner, {name: original}) while installed
 WRAPPER = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
 
 
@@ -940,23 +940,45 @@ def _make_wrapper(owner, name, f):
     return w
 
 
-_WRAPPERS = {}  # (owner, name) -> (original, wrapper), built once per original
+_PLAN = {}  # whether nbgrad.special is loaded -> [(owner, {name: wrapper}, {name: original})]
+
+
+def _plan():
+    import sys
+
+    key = "nbgrad.special" in sys.modules
+    plan = _PLAN.get(key)
+    if plan is None:
+        by_owner = {}
+        for owner, name, f in _targets():
+            w, o = by_owner.setdefault(owner, ({}, {}))
+            w[name], o[name] = _make_wrapper(owner, name, f), f
+        ids = {id(f): w[n] for w, o in by_owner.values() for n, f in o.items()}
+        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids)
+    return plan
 
 
 def install():
-    for owner, name, f in _targets():
-        got = _WRAPPERS.get((owner, name))
-        if got is None or got[0] is not f:
-            got = _WRAPPERS[owner, name] = (f, _make_wrapper(owner, name, f))
-        setattr(owner, name, got[1])
-        _PATCHED.append((owner, name, f))
-        WRAPPER.setdefault(id(f), got[1])
+    """Put the wrappers in place (one dict update per module: this runs at every call)."""
+    plan, ids = _plan()
+    for owner, wrappers, originals in plan:
+        if isinstance(owner, type):
+            for n, w in wrappers.items():
+                setattr(owner, n, w)
+        else:
+            vars(owner).update(wrappers)
+        _PATCHED.append((owner, originals))
+    WRAPPER.update(ids)
 
 
 def uninstall():
     while _PATCHED:
-        owner, name, f = _PATCHED.pop()
-        setattr(owner, name, f)
+        owner, originals = _PATCHED.pop()
+        if isinstance(owner, type):
+            for n, f in originals.items():
+                setattr(owner, n, f)
+        else:
+            vars(owner).update(originals)
     WRAPPER.clear()
 
 
