@@ -314,3 +314,16 @@ def test_linearize_matches_torch():
         with pytest.raises(RuntimeError) as e_n:
             make(nb)()
         assert str(e_n.value).replace("nbgrad", "torch") == str(e_t.value)
+
+
+def test_transforms_take_pytrees_of_tensors():
+    w1, w2, x, y = R.standard_normal((3, 4)), R.standard_normal((1, 3)), V, R.standard_normal(1)
+    outs = []
+    for m in (nb, torch):
+        params = (m.tensor(w1), m.tensor(w2))
+        loss = _mlp_loss(m)
+        g = m.func.grad(loss)(params, m.tensor(x), m.tensor(y))
+        d = m.func.grad(lambda p: (p["a"] * p["b"]).sum())({"a": m.tensor(V), "b": m.tensor(-V)})
+        _, fn = m.func.vjp(lambda p: p[0] @ p[1].T, [params[0], m.tensor(w1)])
+        outs.append(_np([g, d, fn(m.tensor(np.eye(3)))]))
+    _close(*outs)

@@ -24,7 +24,7 @@ from . import _batched
 from ._batched import traced_leaf
 from ._module import functional_call, stack_module_state
 from .batching import LEVELS as _VMAP_LEVELS
-from .vmap import vmap
+from .vmap import _flatten, vmap
 
 
 def _argnums(argnums, n):
@@ -43,23 +43,28 @@ def _argnums(argnums, n):
 
 
 def _prepare(args, nums):
-    """Differentiable copies of the chosen args; whether any is inside an outer graph."""
+    """Differentiable copies of the chosen args (tensors, or tuples/lists/dicts of them, as
+    torch.func takes parameters); whether any is inside an outer graph."""
+    from .vmap import _flatten, _unflatten
+
     args = list(args)
     nested = False
     for a in nums:
-        t = args[a]
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected the argument at argnums={a} to be a Tensor, got {type(t).__name__}"
-            )
-        if traced_leaf(t):  # under nbgrad.compile's trace: differentiate the input itself
-            continue
-        if t.requires_grad:
-            nested = True
-            with enable_grad():
-                args[a] = t.view_as(t)
-        else:
-            args[a] = t.detach().requires_grad_(True)
+        new = []
+        for t in _flatten(args[a]):
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"expected the argument at argnums={a} to be a Tensor, got {type(t).__name__}"
+                )
+            if traced_leaf(t):  # under nbgrad.compile's trace: differentiate t itself
+                new.append(t)
+            elif t.requires_grad:
+                nested = True
+                with enable_grad():
+                    new.append(t.view_as(t))
+            else:
+                new.append(t.detach().requires_grad_(True))
+        args[a] = _unflatten(args[a], new)
     return args, nested
 
 
@@ -93,12 +98,13 @@ def grad_and_value(func, argnums=0, has_aux=False):
                 f"tensor with {out.dim() if isinstance(out, Tensor) else '?'} dims. Maybe you "
                 "wanted to use the vjp or jacrev APIs instead?"
             )
-        wrt = [xs[a] for a in nums]
+        wrt = [t for a in nums for t in _flatten(xs[a])]
         if out.requires_grad:
             gs = _grad(out, wrt, create_graph=nested, allow_unused=True, materialize_grads=True)
         else:
             gs = tuple(_F._zeros_like(x) for x in wrt)
-        gs = tuple(g if nested else g.detach() for g in gs)
+        gs = _batched._regroup([g if nested else g.detach() for g in gs],
+                               [(xs[a], len(_flatten(xs[a]))) for a in nums])  # fmt: skip
         g = gs[0] if isinstance(argnums, int) else gs
         value = out if nested else out.detach()
         return (g, (value, aux)) if has_aux else (g, value)
@@ -124,6 +130,8 @@ def vjp(func, *primals, has_aux=False):
         return (out, fn, aux) if has_aux else (out, fn)
     xs, nested = _prepare(primals, range(len(primals)))
     traced = any(x is p for x, p in zip(xs, primals) if isinstance(p, Tensor))
+    flat = [t for x in xs for t in _flatten(x)]
+    trees = [(x, len(_flatten(x))) for x in xs]
     with enable_grad():
         out, aux = _split_aux(func(*xs), has_aux)
     outs = out if isinstance(out, tuple) else (out,)
@@ -138,21 +146,21 @@ def vjp(func, *primals, has_aux=False):
             )
         pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
         if not pairs:
-            return tuple(_F._zeros_like(x) for x in xs)
+            return _batched._regroup([_F._zeros_like(x) for x in flat], trees)
         if traced:  # under nbgrad.compile's trace: one scalar loss, as a program takes it
             loss = sum((o * c).sum() for o, c in pairs)
-            gs = _grad(loss, xs, retain_graph=True, allow_unused=True, materialize_grads=True)
-            return tuple(g.detach() for g in gs)
+            gs = _grad(loss, flat, retain_graph=True, allow_unused=True, materialize_grads=True)
+            return _batched._regroup([g.detach() for g in gs], trees)
         gs = _grad(
             [o for o, _ in pairs],
-            xs,
+            flat,
             [c for _, c in pairs],
             retain_graph=True,
             create_graph=nested,
             allow_unused=True,
             materialize_grads=True,
         )
-        return tuple(g if nested else g.detach() for g in gs)
+        return _batched._regroup([g if nested else g.detach() for g in gs], trees)
 
     value = (
         out
