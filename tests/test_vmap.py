@@ -327,3 +327,33 @@ def test_transforms_take_pytrees_of_tensors():
         _, fn = m.func.vjp(lambda p: p[0] @ p[1].T, [params[0], m.tensor(w1)])
         outs.append(_np([g, d, fn(m.tensor(np.eye(3)))]))
     _close(*outs)
+
+
+def _recipes(m):
+    """torch.func's tutorials: per-sample gradients through functional_call, and model
+    ensembling with stack_module_state."""
+    Xr, Yc = np.random.default_rng(3).standard_normal((8, 5)), np.arange(8) % 3
+    model = m.nn.Sequential(m.nn.Linear(5, 4), m.nn.ReLU(), m.nn.Linear(4, 3)).double()
+    models = [m.nn.Linear(5, 3).double() for _ in range(4)]
+    with m.no_grad():
+        for j, mod in enumerate([model, *models]):
+            for i, p in enumerate(mod.parameters()):
+                p.copy_(m.tensor(np.linspace(-1, 1, p.numel()).reshape(p.shape) * (i + j + 1)))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+
+    def loss(params, sample, target):
+        pred = m.func.functional_call(model, params, (sample.unsqueeze(0),))
+        return m.nn.functional.cross_entropy(pred, target.unsqueeze(0))
+
+    g = m.func.vmap(m.func.grad(loss), in_dims=(None, 0, 0))(params, m.tensor(Xr), m.tensor(Yc))
+    ps, bs = m.func.stack_module_state(models)
+    ens = m.func.vmap(
+        lambda p, b, x: m.func.functional_call(models[0], (p, b), (x,)), in_dims=(0, 0, None)
+    )(ps, bs, m.tensor(Xr))
+    return _np([g, ens])
+
+
+def test_functional_call_recipes_match_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _close(_recipes(nb), _recipes(torch))
