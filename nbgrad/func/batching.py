@@ -424,6 +424,9 @@ def dim_rule(op, lvl, args, kwargs):
         else:
             u = _at(v, lvl)
             ba.arguments[n] = v if u is None else _pad(u, r)
+    if r == 0 and op.name in ("sum", "mean", "amax", "amin", "logsumexp"):
+        x = ba.arguments[tensor_params[0]]  # of one number: the number (an integer sum: int64)
+        return wrap(x.clone() if x.is_floating_point() or op.name != "sum" else x.long(), lvl)
     for n in names:
         d = ba.arguments.get(n, inspect.Parameter.empty)
         if d is None:
