@@ -48,7 +48,7 @@ GROUPS = {
     "einsum-bij,bjk": ("einsum bij,bjk->bik fwd+bwd, (32, 128, 64)", 1.0),
     "jacobian-64": ("functional.jacobian(vectorize=True), x -> tanh(W tanh(W x)) x, R^64", 0.5),
     "hessian-64": ("functional.hessian(vectorize=True) of a scalar function of R^64", 0.5),
-    "per-sample-grads": ("per-sample grads, 16-32-1 MLP, batch 256 (torch: vmap(grad))", None),
+    "per-sample-grads": ("per-sample grads, 16-32-1 MLP, batch 256: `func.vmap(func.grad)`", 0.5),
     # GPU (benchmarks/test_cuda.py; they skip without a real GPU). The 64M target is
     # bandwidth (>= 70% of the measured copy bandwidth, in extra_info), not a ratio.
     "cuda-elementwise-64M": ("GPU: 64M f32 `(sin(x)*exp(x) + x*x).sum()` fwd+bwd", None),
@@ -62,6 +62,11 @@ GROUPS = {
         "jax",
     ),
     "compiled-mlp-step": ("`nbgrad.compile` of the MLP training step vs torch eager", 0.8),
+    "compiled-func-grad-chain": (
+        "`nbgrad.compile(nbgrad.func.grad(chain))` vs `jax.jit(jax.grad(chain))`",
+        0.7,
+        "jax",
+    ),
     # layers (benchmarks/test_nn_layers.py)
     "cnn-step": ("CNN step conv3x3-ReLU-maxpool-conv3x3-ReLU-linear, 8x8, batch 64, SGD", 1.0),
     "lstm-fwd-bwd": ("nn.LSTM(16, 32) fwd+bwd, seq 50, batch 16, f32", 0.5),
@@ -80,6 +85,7 @@ GPU_NOTE = (
 VARIANT_NOTES = {
     "nbgrad": "",
     "nbgrad-cold": "empty NBGRAD_CACHE_DIR (everything compiles); no target",
+    "nbgrad-batched-vjp": "one batched VJP seeded with eye(B) instead of vmap(grad); no target",
 }
 PEERS = ("torch", "jax")
 TARGET_PEER = "torch"

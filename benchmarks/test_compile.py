@@ -5,6 +5,8 @@ Groups (see benchmarks/report.py for the targets):
   compiled-chain           the core chain (16 f64, 100 x ``y = sin(y*1.01) + x``, sum),
                            forward + backward: ``nbgrad.compile`` of a function returning
                            ``autograd.grad`` vs ``jax.jit(jax.grad(...))`` (judged), torch eager
+  compiled-func-grad-chain the same chain's gradient as ``nbgrad.compile(nbgrad.func.grad(chain))``
+                           vs ``jax.jit(jax.grad(chain))`` (judged), torch.func.grad eager
   compiled-elementwise-4M  4M f64 ``(sin(x)*exp(x) + x*x).sum()`` forward + backward, same peers
   compiled-mlp-step        the MLP training step of test_training.py (zero_grad, forward,
                            cross-entropy, backward, SGD step) under ``nbgrad.compile`` vs
@@ -61,6 +63,23 @@ def test_compiled_chain(benchmark, peer):
     step = _grad_step(peer, chain, peer.leaf(arr))
     g = _warm(benchmark, step)
     np.testing.assert_allclose(peer.to_numpy(g), chain_grad_ref(arr), rtol=1e-10)
+    benchmark(step)
+
+
+def test_compiled_func_grad_chain(benchmark, peer):
+    tag(benchmark, "compiled-func-grad-chain", peer.name)
+    arr = small_input()
+    if peer.name == "jax":
+        step = _grad_step(peer, chain, peer.np.asarray(arr))
+    else:
+        mod = peer.mod
+        x = mod.tensor(arr, dtype=mod.float64)
+        g = mod.func.grad(lambda v: chain(mod, v))
+        if peer.name == "nbgrad":
+            g = mod.compile(g, fallback="raise")
+        step = lambda: g(x)  # noqa: E731
+    out = _warm(benchmark, step)
+    np.testing.assert_allclose(peer.to_numpy(out), chain_grad_ref(arr), rtol=1e-10)
     benchmark(step)
 
 

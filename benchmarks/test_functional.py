@@ -7,9 +7,10 @@ Groups:
   hessian-64        autograd.functional.hessian(g, x, vectorize=True) of the scalar
                     g(x) = sum(f(x)^2) + sum(sin(x) * exp(x)), x in R^64
   per-sample-grads  per-sample gradients of a 16-32-1 tanh MLP's squared error over a
-                    batch of 256: nbgrad by one batched VJP (is_grads_batched, seeded
-                    with eye(B): the diagonal-cotangent path) against
-                    torch.func.vmap(torch.func.grad(loss)) over the batch
+                    batch of 256: func.vmap(func.grad(loss)) over the batch in both
+                    (nbgrad's: one batched forward and one backward of the summed
+                    losses); variant "nbgrad-batched-vjp": one batched VJP
+                    (is_grads_batched, seeded with eye(B): the diagonal-cotangent path)
 
 Each benchmark checks its result against a reference (finite differences or torch).
 Thread pools are left at the libraries' defaults. On a shared, loaded machine torch's idle
@@ -88,40 +89,58 @@ def test_hessian(benchmark, tpeer):
 B, D, HID = 256, 16, 32
 
 
-def test_per_sample_grads(benchmark, tpeer):
-    tag(benchmark, "per-sample-grads", tpeer.name)
-    mod = tpeer.mod
+def _per_sample_data():
     r = np.random.default_rng(1)
     w1, w2 = r.standard_normal((HID, D)) / 4, r.standard_normal((1, HID)) / 6
     xb, yb = r.standard_normal((B, D)), r.standard_normal((B, 1))
-    if tpeer.name == "nbgrad":
-        p1, p2 = mod.tensor(w1, requires_grad=True), mod.tensor(w2, requires_grad=True)
-        xt, yt, eye = mod.tensor(xb), mod.tensor(yb), mod.eye(B, dtype=mod.float64)
-        F = mod.nn.functional
+    return w1, w2, xb, yb
 
-        def run():
-            losses = ((F.linear(mod.tanh(F.linear(xt, p1)), p2) - yt) ** 2).reshape(B)
-            return mod.autograd.grad(losses, (p1, p2), eye, is_grads_batched=True)
 
-    else:
-        fn = mod.func
-
-        def loss(params, x, y):
-            a, b = params
-            return ((b @ mod.tanh(a @ x) - y) ** 2).sum()
-
-        params = (mod.tensor(w1), mod.tensor(w2))
-        per = fn.vmap(fn.grad(loss), in_dims=(None, 0, 0))
-        xt, yt = mod.tensor(xb), mod.tensor(yb)
-
-        def run():
-            return per(params, xt, yt)
-
-    g1, g2 = (tpeer.to_numpy(t) for t in run())
+def _check_per_sample(peer, out, w1, w2, xb, yb):
+    g1, g2 = (peer.to_numpy(t) for t in out)
     assert g1.shape == (B, HID, D) and g2.shape == (B, 1, HID)
     # sample 3 by the closed form: e = w2 tanh(w1 x) - y; d/dw2 = 2e h, d/dw1 = 2e (w2*(1-h^2))^T x
     h = np.tanh(w1 @ xb[3])
     e = (w2 @ h - yb[3, 0]).item()
     np.testing.assert_allclose(g2[3], 2 * e * h[None, :], rtol=1e-10)
     np.testing.assert_allclose(g1[3], 2 * e * np.outer(w2[0] * (1 - h * h), xb[3]), rtol=1e-10)
+
+
+def test_per_sample_grads(benchmark, tpeer):
+    tag(benchmark, "per-sample-grads", tpeer.name)
+    mod = tpeer.mod
+    w1, w2, xb, yb = _per_sample_data()
+    fn = mod.func
+
+    def loss(params, x, y):
+        a, b = params
+        return ((b @ mod.tanh(a @ x) - y) ** 2).sum()
+
+    params = (mod.tensor(w1), mod.tensor(w2))
+    per = fn.vmap(fn.grad(loss), in_dims=(None, 0, 0))
+    xt, yt = mod.tensor(xb), mod.tensor(yb)
+
+    def run():
+        return per(params, xt, yt)
+
+    _check_per_sample(tpeer, run(), w1, w2, xb, yb)
+    benchmark(run)
+
+
+def test_per_sample_grads_batched_vjp(benchmark):
+    """nbgrad's other route: one batched VJP seeded with eye(B) (informational)."""
+    import nbgrad as mod
+    from benchmarks.conftest import Peer
+
+    tag(benchmark, "per-sample-grads", "nbgrad-batched-vjp")
+    w1, w2, xb, yb = _per_sample_data()
+    p1, p2 = mod.tensor(w1, requires_grad=True), mod.tensor(w2, requires_grad=True)
+    xt, yt, eye = mod.tensor(xb), mod.tensor(yb), mod.eye(B, dtype=mod.float64)
+    F = mod.nn.functional
+
+    def run():
+        losses = ((F.linear(mod.tanh(F.linear(xt, p1)), p2) - yt) ** 2).reshape(B)
+        return mod.autograd.grad(losses, (p1, p2), eye, is_grads_batched=True)
+
+    _check_per_sample(Peer("nbgrad"), run(), w1, w2, xb, yb)
     benchmark(run)

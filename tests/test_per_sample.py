@@ -38,6 +38,14 @@ def softmaxed(ps):
     return (nbgrad.softmax(z, dim=1) * svec.sum()).sum(dim=1) + (w2 * w2).sum()
 
 
+def summed(ps):
+    """Sums and means over each row's other dims (what vmap's per-sample losses end in):
+    the cotangent stays diagonal."""
+    w1, b1, w2, srow, svec = ps
+    h = nbgrad.tanh(nbgrad.nn.functional.linear(nbgrad.tensor(XB) * srow, w1, b1))
+    return (h * w2).sum(1) + (h.reshape(B, 2, 2) ** 2).mean(dim=(1, 2)) * svec.sum()
+
+
 def per_sample_loop(fn, seed):
     """Row b of the batched result: a plain backward of fn seeded with seed[b]."""
     out = []
@@ -49,7 +57,7 @@ def per_sample_loop(fn, seed):
     return [np.stack([o[j] for o in out]) for j in range(len(out[0]))]
 
 
-@pytest.mark.parametrize("fn", [mlp, softmaxed], ids=["mlp", "densified"])
+@pytest.mark.parametrize("fn", [mlp, softmaxed, summed], ids=["mlp", "densified", "summed"])
 @pytest.mark.parametrize("seed", ["eye", "scaled-eye", "dense"])
 def test_per_sample_grads(fn, seed):
     s = {

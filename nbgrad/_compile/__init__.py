@@ -42,8 +42,10 @@ class _Replay:
         for s in layout["leaves"]:
             if s in tr.args:
                 self.leaves.append((0, tr.args[s], tr.shape[s]))
-            else:
+            elif s in tr.params:
                 self.leaves.append((1, tr.params[s], tr.shape[s]))
+            else:  # a value nbgrad.func differentiates (a view of an input): its shape
+                self.leaves.append((2, None, tr.shape[s]))
         self.leaf_index = {s: j for j, s in enumerate(layout["leaves"])}
         self.values = {s: (j, tr.shape[s]) for j, s in enumerate(layout["out_values"])}
         self.extras = layout["extras"]
@@ -72,6 +74,8 @@ class _Replay:
         kind, ref, shape = src
         if kind == 0:
             return tensors[ref]
+        if kind == 2:
+            return _Shape(shape)
         t = ref()
         if t is None or t._data.shape != shape:
             return None
@@ -217,10 +221,19 @@ class _Replay:
             return ref[1](self._build(r, res, nv, tensors, leaf_t) for r in ref[2])
         if kind == "grad":
             j = ref[1]
-            return Tensor._make(res[nv + j].reshape(leaf_t[j]._data.shape), -1, False)
+            t = leaf_t[j]
+            shape = t.shape if type(t) is _Shape else t._data.shape
+            return Tensor._make(res[nv + j].reshape(shape), -1, False)
         if kind == "leafgrad":
             return leaf_t[ref[1]]._grad
         return tensors[ref[1]]  # "arg"
+
+
+class _Shape:
+    """Stands for a gradient target that is not an input (grad mode reads its shape)."""
+
+    def __init__(self, shape):
+        self.shape = shape
 
 
 _RETRACE = object()
@@ -238,6 +251,7 @@ class Compiled:
         self.fn = fn
         self.fallback = fallback
         self.programs = {}  # signature -> _Replay, or the reason it runs eagerly
+        self.through = {}  # signature -> whether fn returns tensors (see _through)
         functools.update_wrapper(self, fn)
 
     def __getstate__(self):
@@ -252,6 +266,8 @@ class Compiled:
 
     def __call__(self, *args, **kwargs):
         key, tensors = signature(args, kwargs)
+        if self.through and key in self.through:
+            return _through(self, args, key)
         try:
             entry = self.programs.get(key)
         except TypeError:
@@ -269,15 +285,39 @@ class Compiled:
 
     def _trace(self, key, args, kwargs):
         result, tr = run_traced(self.fn, args, kwargs)
+        if not isinstance(tr, str) and tr.request is None and not kwargs and key[0]:
+            if any(t._rg for t in signature(args, kwargs)[1]):  # differentiated through
+                self.through[key] = _tensors_only(tr.result)
+                return tr.result  # the eager result, with its graph
         if isinstance(tr, str):
             self._give_up(key, tr)
             return result
         try:
             fn, layout = build(tr, tr.tracers)
             self.programs[key] = _Replay(tr, fn, layout)
+            self.programs[key].request_free = tr.request is None
         except Untraceable as e:
             self._give_up(key, str(e))
         return result
+
+    def _vjp(self):
+        """The compiled gradient of sum(<fn(*args), cotangents>) w.r.t. the arguments that
+        require grad, called as (number of outputs, *args, *cotangents) (see _through)."""
+        if self.__dict__.get("_vjp_fn") is None:
+            fn = self.fn
+
+            def vjp(nout, *a):
+                from ..autograd import grad
+
+                xs, cts = a[: len(a) - nout], a[len(a) - nout :]
+                out = fn(*xs)
+                outs = out if isinstance(out, tuple) else (out,)
+                loss = sum((o * c).sum() for o, c in zip(outs, cts))
+                wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+                return grad(loss, wrt, allow_unused=True, materialize_grads=True)
+
+            self._vjp_fn = Compiled(vjp, self.fallback)
+        return self._vjp_fn
 
     def _give_up(self, key, reason):
         self.programs[key] = reason
@@ -292,6 +332,52 @@ class Compiled:
         if self.fallback == "raise":
             raise CompileError(f"nbgrad.compile: {reason}")
         return self.fn(*args, **kwargs)
+
+
+# -- differentiating through a compiled function -----------------------------------------
+def _through(comp, args, key):
+    """compile(f)(x) for an x that requires grad, where f takes no gradient itself: the
+    result carries gradients to x, as torch.compile's does (so `func.grad(compile(f))`
+    works). The forward is f's program on detached inputs; the backward is a second
+    compiled function, the gradient of sum(<output, cotangent>) (one scalar loss, which a
+    program computes). A signature whose f returns other than tensors runs eagerly."""
+    from ..autograd.function import Function
+    from ..autograd.grad_mode import enable_grad
+
+    if not comp.through[key]:
+        return comp.fn(*args)
+    idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    rg = {j for j, i in enumerate(idx) if args[i]._rg}
+
+    def full(ts):
+        out = list(args)
+        for i, t in zip(idx, ts):
+            out[i] = t
+        return out
+
+    class Through(Function):
+        @staticmethod
+        def forward(ctx, *ts):
+            ctx.save_for_backward(*ts)
+            with enable_grad():  # the program of a call that records (see signature)
+                out = comp(*full([t.detach() for t in ts]))
+            ctx.nout = len(out) if isinstance(out, tuple) else 1
+            return out
+
+        @staticmethod
+        def backward(ctx, *gs):
+            xs = [t.detach().requires_grad_(j in rg) for j, t in enumerate(ctx.saved_tensors)]
+            with enable_grad():
+                grads = iter(comp._vjp()(ctx.nout, *full(xs), *gs))
+            return tuple(next(grads) if j in rg else None for j in range(len(xs)))
+
+    return Through.apply(*[args[i] for i in idx])
+
+
+def _tensors_only(out):
+    if isinstance(out, Tensor):
+        return True
+    return isinstance(out, tuple) and out and all(isinstance(o, Tensor) for o in out)
 
 
 def compile(fn=None, *, fallback="warn"):  # noqa: A001

@@ -987,6 +987,9 @@ def build(tr, tracers):
         for s, t in tr.request[2]:
             if t is None:
                 continue
+            if id(t) in tr.func_targets and grad_mode:  # nbgrad.func's (trace.func_leaf)
+                leaves.append(s)
+                continue
             if id(t) in tracers:
                 if grad_mode:
                     raise Untraceable(

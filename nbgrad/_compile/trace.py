@@ -37,6 +37,7 @@ from ..tape import (
     R_IPOS,
     R_NIN,
     R_NOUT,
+    S_ADDR,
     S_DT,
     S_NDIM,
     S_PROD,
@@ -46,6 +47,35 @@ from ..tape import (
 from ..tensor import Tensor
 
 CUDA_REASON = "CUDA tensors: compiled programs run on the CPU only"
+ACTIVE = None  # the _Hooks of the trace running now (nbgrad.func asks it, see func_leaf)
+
+
+def func_leaf(t):
+    """For nbgrad.func's transforms while a trace runs: whether t, which a transform is
+    about to differentiate, is an argument of the traced call or a captured parameter.
+    Then the transform differentiates t itself (no detached copy, no create_graph), so the
+    trace sees an ordinary gradient request, and t (or a view of it the transform makes,
+    given to `func_target`) may be a gradient target although it does not require grad
+    outside the trace."""
+    h = ACTIVE
+    if h is None or threading.get_ident() != h.owner or not isinstance(t, Tensor):
+        return False
+    if id(t) in h.tr.func_targets:  # an enclosing transform differentiates it already:
+        return False  # this one must see that transform's graph (create_graph)
+    return any(u is t for u in h.tr.used) or (t._rg and t._leaf)
+
+
+def func_target(t):
+    """Mark t as a gradient target of a transform (see func_leaf)."""
+    ACTIVE.tr.func_targets.add(id(t))
+    ACTIVE.tr.keep.append(t)
+
+
+def func_const(t):
+    """Mark t, made by a transform from shapes alone (an identity basis), as a constant
+    of the program."""
+    ACTIVE.tr.consts.add(id(t))
+    ACTIVE.tr.keep.append(t)
 
 
 class Untraceable(Exception):
@@ -84,6 +114,9 @@ class Trace:
         self.request = None  # (kind, roots, [(leaf slot, tensor)], {slot: id(buffer)})
         self.request_pos = 0  # rows recorded before the gradient request
         self.tracers = set()  # ids of the stand-ins for inputs that do not require grad
+        self.func_targets = set()  # ids of tensors nbgrad.func differentiates (func_leaf)
+        self.consts = set()  # ids of constants nbgrad.func made (func_const)
+        self.keep = []  # ... kept alive while tracing, so their ids stay theirs
         self.outputs = None  # the call's result with tensors replaced by references
         self.pre = []  # Python actions before the compiled call
         self.post = []  # ... and after it
@@ -186,9 +219,13 @@ class _Hooks:
 
         T.leaf_slot = leaf_slot
         T.collect = lambda: None  # no compaction mid-trace: the rows must stay put
+        global ACTIVE
+        self.outer, ACTIVE = ACTIVE, self
         return self
 
     def __exit__(self, *exc):
+        global ACTIVE
+        ACTIVE = self.outer
         for m, f in self.saved_methods.items():
             setattr(Tensor, m, f)
         Tensor.grad = self.grad_prop
@@ -445,6 +482,7 @@ def _trace(fn, args, kwargs, tr, used):
     tr.post = [f for f, _ in tr.post]
     if tr.request is None and not tr.rows:
         return result, "nothing to compile (no recorded op)"
+    tr.result = result  # as eager returned it (compile differentiates through it)
     return _detach(result), tr
 
 
@@ -496,6 +534,9 @@ def _read_rows(tr, start, used, hooks):
         if t is None:
             ref = T.watch.get(s)
             t = ref() if ref is not None else None
+        if t is not None and id(t) in tr.consts:
+            tr.params[s] = lambda t=t: t  # held strongly: a constant of the program
+            continue
         if t is None or not t._rg:
             raise Untraceable(
                 "a tensor that is neither an argument nor a parameter is used (a constant "
@@ -512,6 +553,9 @@ def _outputs(tr, result, used, start):
         kind, roots, leaves, bufs = tr.request
         grads = {b: s for s, b in bufs.items()}
     produced = {s for r in tr.rows for s in r.outs}
+    # (address, shape) -> the last row's output there, for outputs sharing a value's
+    # memory (a live output's memory is not reused by a later row: the last one is it)
+    at = {(int(TAPE.S[s, S_ADDR]), tr.shape[s]): s for r in tr.rows for s in r.outs}
     leafgrad = {}
     if tr.request is not None:
         for s, t in tr.request[2]:
@@ -534,6 +578,9 @@ def _outputs(tr, result, used, start):
         for i, t in enumerate(used):
             if x is t:
                 return ("arg", i)
+        s = at.get((x._data.__array_interface__["data"][0], x._data.shape))
+        if s is not None and x._slot < 0:  # `.detach()` of a value the program computes
+            return ("value", s)
         raise Untraceable("the function returned a tensor it did not compute from its inputs")
 
     return ref(result)

@@ -5,6 +5,8 @@
     vjp(f, x)             (f(x), vjp_fn): vjp_fn(v) = v^T J
     jvp(f, (x,), (t,))    (f(x), J t)
     jacrev(f)(x), jacfwd(f)(x), hessian(f)(x)
+    linearize(f, x)       (f(x), jvp_fn): jvp_fn(t) = J t
+    vmap(f)(xs)           f over a batch, as one batched program (vmap.py, batching.py)
     functional_call(model, params, args)   model(*args) with other parameters
     stack_module_state(models)             their parameters and buffers, stacked
 
@@ -23,7 +25,11 @@ from ..autograd import functional as _F
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
+from . import _batched
+from ._batched import traced_leaf
 from ._module import functional_call, stack_module_state
+from .batching import LEVELS as _VMAP_LEVELS
+from .vmap import _flatten, vmap
 
 
 def _argnums(argnums, n):
@@ -42,21 +48,28 @@ def _argnums(argnums, n):
 
 
 def _prepare(args, nums):
-    """Differentiable copies of the chosen args; whether any is inside an outer graph."""
+    """Differentiable copies of the chosen args (tensors, or tuples/lists/dicts of them, as
+    torch.func takes parameters); whether any is inside an outer graph."""
+    from .vmap import _flatten, _unflatten
+
     args = list(args)
     nested = False
     for a in nums:
-        t = args[a]
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected the argument at argnums={a} to be a Tensor, got {type(t).__name__}"
-            )
-        if t.requires_grad:
-            nested = True
-            with enable_grad():
-                args[a] = t.view_as(t)
-        else:
-            args[a] = t.detach().requires_grad_(True)
+        new = []
+        for t in _flatten(args[a]):
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"expected the argument at argnums={a} to be a Tensor, got {type(t).__name__}"
+                )
+            if traced_leaf(t):  # under nbgrad.compile's trace: differentiate t itself
+                new.append(t)
+            elif t.requires_grad:
+                nested = True
+                with enable_grad():
+                    new.append(t.view_as(t))
+            else:
+                new.append(t.detach().requires_grad_(True))
+        args[a] = _unflatten(args[a], new)
     return args, nested
 
 
@@ -78,6 +91,11 @@ def grad_and_value(
 
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args))
+        if _VMAP_LEVELS:  # inside vmap: every sample's gradient by one batched backward
+            gs, value, aux = _batched.grad_and_value(func, nums, has_aux, _split_aux, args,
+                                                     kwargs)  # fmt: skip
+            g = gs[0] if isinstance(argnums, int) else gs
+            return (g, (value, aux)) if has_aux else (g, value)
         xs, nested = _prepare(args, nums)
         with enable_grad():
             out, aux = _split_aux(func(*xs, **kwargs), has_aux)
@@ -87,12 +105,13 @@ def grad_and_value(
                 f"tensor with {out.dim() if isinstance(out, Tensor) else '?'} dims. Maybe you "
                 "wanted to use the vjp or jacrev APIs instead?"
             )
-        wrt = [xs[a] for a in nums]
+        wrt = [t for a in nums for t in _flatten(xs[a])]
         if out.requires_grad:
             gs = _grad(out, wrt, create_graph=nested, allow_unused=True, materialize_grads=True)
         else:
             gs = tuple(_F._zeros_like(x) for x in wrt)
-        gs = tuple(g if nested else g.detach() for g in gs)
+        gs = _batched._regroup([g if nested else g.detach() for g in gs],
+                               [(xs[a], len(_flatten(xs[a]))) for a in nums])  # fmt: skip
         g = gs[0] if isinstance(argnums, int) else gs
         value = out if nested else out.detach()
         return (g, (value, aux)) if has_aux else (g, value)
@@ -115,7 +134,13 @@ def grad(
 
 def vjp(func: Callable[..., Any], *primals: Tensor, has_aux: bool = False) -> tuple[Any, ...]:
     """(func(*primals), vjp_fn[, aux]); vjp_fn(cotangents) -> one gradient per primal."""
+    if _VMAP_LEVELS:
+        out, fn, aux = _batched.vjp(func, primals, has_aux, _split_aux)
+        return (out, fn, aux) if has_aux else (out, fn)
     xs, nested = _prepare(primals, range(len(primals)))
+    traced = any(x is p for x, p in zip(xs, primals) if isinstance(p, Tensor))
+    flat = [t for x in xs for t in _flatten(x)]
+    trees = [(x, len(_flatten(x))) for x in xs]
     with enable_grad():
         out, aux = _split_aux(func(*xs), has_aux)
     outs = out if isinstance(out, tuple) else (out,)
@@ -130,17 +155,21 @@ def vjp(func: Callable[..., Any], *primals: Tensor, has_aux: bool = False) -> tu
             )
         pairs = [(o, c) for o, c in zip(outs, cts) if o.requires_grad]
         if not pairs:
-            return tuple(_F._zeros_like(x) for x in xs)
+            return _batched._regroup([_F._zeros_like(x) for x in flat], trees)
+        if traced:  # under nbgrad.compile's trace: one scalar loss, as a program takes it
+            loss = sum((o * c).sum() for o, c in pairs)
+            gs = _grad(loss, flat, retain_graph=True, allow_unused=True, materialize_grads=True)
+            return _batched._regroup([g.detach() for g in gs], trees)
         gs = _grad(
             [o for o, _ in pairs],
-            xs,
+            flat,
             [c for _, c in pairs],
             retain_graph=True,
             create_graph=nested,
             allow_unused=True,
             materialize_grads=True,
         )
-        return tuple(g if nested else g.detach() for g in gs)
+        return _batched._regroup([g if nested else g.detach() for g in gs], trees)
 
     value = (
         out
@@ -169,6 +198,9 @@ def jvp(
             f"be. Got primals with structure {len(primals)} and tangents with structure "
             f"{len(tangents)}"
         )
+    if _VMAP_LEVELS:
+        vals, tans, aux = _batched.jvp(func, primals, tangents, has_aux, _split_aux)
+        return (vals, tans, aux) if has_aux else (vals, tans)
     with fwAD.dual_level(), enable_grad():
         duals = [fwAD.make_dual(p.detach(), t) for p, t in zip(primals, tangents)]
         out, aux = _split_aux(func(*duals), has_aux)
@@ -184,9 +216,63 @@ def jvp(
     return (vals, tans, aux) if has_aux else (vals, tans)
 
 
+def linearize(func, *primals):
+    """Return (func(*primals), jvp_fn), where jvp_fn(*tangents) computes the
+    Jacobian-vector product of func at primals.
+
+    Args:
+        func: a function of tensors returning a tensor or a tuple of tensors.
+        primals: the point to linearize at.
+
+    jvp_fn runs forward mode from the saved primals on each call (func runs again).
+
+    Example::
+
+        >>> x = torch.randn(3)
+        >>> out, jvp_fn = torch.func.linearize(torch.sin, x)
+        >>> torch.allclose(jvp_fn(torch.ones(3)), x.cos())
+        True
+    """
+    from .vmap import _spec
+
+    primals = tuple(p.detach() if isinstance(p, Tensor) else p for p in primals)
+    out = func(*primals)
+    out = tuple(o.detach() for o in out) if isinstance(out, tuple) else out.detach()
+
+    def jvp_fn(*tangents):
+        if len(tangents) != len(primals):
+            raise RuntimeError(
+                f"Expected the tangents {_spec(tangents)} to have the same argspec as the "
+                f"primals {_spec(primals)}"
+            )
+        for i, (p, t) in enumerate(zip(primals, tangents)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {p.shape} of the corresponding primal."
+                )
+            if t.dtype != p.dtype:
+                raise RuntimeError(
+                    f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the "
+                    f"dtype {p.dtype} of the corresponding primal."
+                )
+        return jvp(func, primals, tuple(tangents))[1]
+
+    return out, jvp_fn
+
+
 def _jac(func, argnums, has_aux, strategy):
     def wrapper(*args):
         nums = _argnums(argnums, len(args))
+        if _VMAP_LEVELS:  # inside vmap (jacfwd too: the same Jacobian, by reverse mode)
+            J, aux = _batched.jacobian(func, nums, has_aux, _split_aux, args)
+            J = J[0] if isinstance(argnums, int) else J
+            return (J, aux) if has_aux else J
+        traced = _batched.traced_jacobian(func, nums, has_aux, _split_aux, args)
+        if traced is not None:  # under nbgrad.compile's trace
+            J, aux = traced
+            J = J[0] if isinstance(argnums, int) else J
+            return (J, aux) if has_aux else J
         auxbox = []
 
         def f(*xs):
@@ -242,8 +328,10 @@ __all__ = [
     "jacfwd",
     "jacrev",
     "jvp",
+    "linearize",
     "stack_module_state",
     "vjp",
+    "vmap",
 ]
 
 from .. import _docs  # noqa: E402

@@ -87,6 +87,8 @@ def vjp(row, g):
         return None
     if row.name in ("linear", "linear_nobias"):
         return _linear(row, g.d)
+    if row.name in ("sum_dim", "mean_dim") and not row.cuda:
+        return _sum_dim(row, g.d)
     if row.name.startswith("matmul_"):
         return _matvec(row, g.d)
     return None
@@ -114,6 +116,20 @@ def _elementwise(row, d):
         else:
             out.append(sum_to(_t(v), sj, 1))
     return tuple(out)
+
+
+def _sum_dim(row, d):
+    """A sum (mean) over dims other than the rows: each row's cotangent, spread back."""
+    xs = row.shape(row.ins[0])
+    mask = row.iattrs[: len(xs)]
+    if not xs or mask[0] or xs[0] != d.shape[0]:
+        return None
+    if not row.wants(0):
+        return (None,)
+    gx = np.empty(xs, d.dtype)
+    gx[...] = d.reshape(tuple(1 if m else n for m, n in zip(mask, xs)))
+    scale = row.fattr0()
+    return (Diag(gx * scale if scale != 1.0 else gx),)
 
 
 def _linear(row, d):
