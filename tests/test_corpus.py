@@ -79,6 +79,7 @@ def finite(v):
     return not isinstance(v, float) or math.isfinite(v)
 
 
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 @pytest.mark.parametrize("name", params())
 def test_program(name):
     prog = program(name)
