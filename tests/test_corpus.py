@@ -96,3 +96,22 @@ def test_program(name):
 
 def test_corpus_is_large():
     assert len(NAMES) >= 30
+
+
+def test_compare_catches_differences():
+    """The comparison fails on a wrong value, dtype, shape, flag or missing key."""
+    t32 = ("tensor", "float32", np.ones(3, np.float32))
+    for got, want in [
+        (1.0, 1.001),
+        (("tensor", "float64", np.ones(3)), t32),
+        (("tensor", "float32", np.ones(4, np.float32)), t32),
+        (("tensor", "float32", np.array([1, 1, 1.01], np.float32)), t32),
+        (True, False),
+        (3, 4),
+        ({"a": 1.0}, {"a": 1.0, "b": 2.0}),
+        ([1.0], [1.0, 2.0]),
+        (1, 1.0 + 1e-3),
+    ]:
+        with pytest.raises(AssertionError):
+            compare(got, want, DEFAULT_TOL)
+    compare({"a": [1.0, t32, True]}, {"a": [1.0 + 1e-7, t32, True]}, DEFAULT_TOL)
