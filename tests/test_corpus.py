@@ -80,7 +80,7 @@ def finite(v):
 
 
 @pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
-@pytest.mark.filterwarnings("ignore:std\\(\\): degrees of freedom:UserWarning")  # edge_values
+@pytest.mark.filterwarnings("ignore:std\\(\\). degrees of freedom:UserWarning")  # edge_values
 @pytest.mark.parametrize("name", params())
 def test_program(name):
     prog = program(name)
