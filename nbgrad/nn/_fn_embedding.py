@@ -40,8 +40,10 @@ def embedding_bag(
 ):
     from ..creation import full
     from ..ops.joins import cat
+    from ._fallback import check_indices
     from .functional import embedding
 
+    check_indices(input, "embedding_bag")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError(
