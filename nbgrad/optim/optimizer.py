@@ -2,6 +2,7 @@
 compiled kernel call per `step()` (see `_kernels.py`)."""
 
 import copy
+from collections import defaultdict
 
 import numpy as np
 
@@ -46,7 +47,7 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = {}
+        self.state = defaultdict(dict)  # as torch.optim: `self.state[p]` starts empty
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError(
@@ -190,7 +191,7 @@ class Optimizer:
         for g, s in zip(groups, saved_groups):
             for old, p in zip(s["params"], g["params"]):
                 id_map[old] = p
-        new_state = {}
+        new_state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             key = int(k) if isinstance(k, str) else k
             if key not in id_map:
