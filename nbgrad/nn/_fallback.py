@@ -12,7 +12,6 @@ import numpy as np
 
 from nbgrad._array import contig
 
-from .. import _dtype
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import functional as F
@@ -187,21 +186,6 @@ class _EmbeddingFn(Function):
         return _const(gw), None, None
 
 
-def check_indices(input, fn):  # noqa: A002
-    """PyTorch's error for indices that are not integers (embedding, embedding_bag)."""
-    if input.dtype in (_dtype.int64, _dtype.int32):
-        return
-    dev = "CUDA" if input.is_cuda else "CPU"
-    if input.dtype == _dtype.bool_:
-        name = f"{dev}BoolType"
-    else:
-        name = f"nbgrad.{'cuda.' if input.is_cuda else ''}{_dtype.scalar_name(input.dtype)}Tensor"
-    raise RuntimeError(
-        "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-        f"Long, Int; but got {name} instead (while checking arguments for {fn})"
-    )
-
-
 def _embedding(
     input,
     weight,
@@ -215,8 +199,12 @@ def _embedding(
         from ..backends.cuda.ops import device_error
 
         raise device_error(weight.device, input.device)
-    check_indices(input, "embedding")
     idx = input._data.host() if input.is_cuda else input._data  # checked on the host
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.dtype} instead"
+        )
     n = weight._data.shape[0]
     if idx.size and (idx.min() < 0 or idx.max() >= n):  # negative ones too, as PyTorch
         raise IndexError("index out of range in self")

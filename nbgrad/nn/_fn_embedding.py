@@ -25,6 +25,23 @@ def embedding_renorm_(weight, input, max_norm, norm_type):  # noqa: A002
     return weight
 
 
+def check_indices(input, fn):  # noqa: A002
+    """PyTorch's error for indices that are not integers (embedding, embedding_bag)."""
+    from .. import _dtype
+
+    if input.dtype in (_dtype.int64, _dtype.int32):
+        return
+    dev = "CUDA" if input.is_cuda else "CPU"
+    if input.dtype == _dtype.bool_:
+        name = f"{dev}BoolType"
+    else:
+        name = f"nbgrad.{'cuda.' if input.is_cuda else ''}{_dtype.scalar_name(input.dtype)}Tensor"
+    raise RuntimeError(
+        "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+        f"Long, Int; but got {name} instead (while checking arguments for {fn})"
+    )
+
+
 def embedding_bag(
     input,  # noqa: A002
     weight,
@@ -40,7 +57,6 @@ def embedding_bag(
 ):
     from ..creation import full
     from ..ops.joins import cat
-    from ._fallback import check_indices
     from .functional import embedding
 
     check_indices(input, "embedding_bag")

@@ -254,6 +254,7 @@ def embedding(
     scale_grad_by_freq=False,
     sparse=False,
 ):
+    _fn_embedding.check_indices(input, "embedding")
     if scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
     if max_norm is not None:
