@@ -67,6 +67,30 @@ def test_train_digits_torch_backend(tmp_path):
     assert "[torch] test accuracy" in out
 
 
+def cnn_accuracy(tmp_path, *args):
+    out = run(tmp_path, "train_cnn.py", "--quick", "--no-progress", *args)
+    return out, float(out.split("test accuracy ")[1].split("%")[0])
+
+
+def test_train_cnn_quick(tmp_path):
+    pytest.importorskip("sklearn")
+    out, acc = cnn_accuracy(tmp_path, "--plot", "cnn.png")
+    assert "[nbgrad] test accuracy" in out and "wall time" in out
+    assert acc > 80.0  # 2 epochs; the full run reaches about 98%
+    if has("matplotlib"):
+        assert (tmp_path / "cnn.png").stat().st_size > 1000
+
+
+def test_train_cnn_torch_backend_agrees(tmp_path):
+    """The same script on PyTorch, from the same weights and batches: the same accuracy
+    (to one test image of 450, for float32 rounding)."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("torch")
+    out, acc_torch = cnn_accuracy(tmp_path, "--backend", "torch", "--no-plot")
+    assert "[torch] test accuracy" in out
+    assert abs(cnn_accuracy(tmp_path, "--no-plot")[1] - acc_torch) < 0.3
+
+
 def test_regression_quick(tmp_path):
     out = run(tmp_path, "regression.py", "--quick", "--no-progress")
     assert "[nbgrad] RMSE" in out
@@ -105,7 +129,8 @@ def run_without(tmp_path, module, script, *args):
 
 
 @pytest.mark.parametrize(
-    "script", ["train_digits.py", "regression.py", "custom_function.py", "physics_fit.py"]
+    "script",
+    ["train_digits.py", "train_cnn.py", "regression.py", "custom_function.py", "physics_fit.py"],
 )
 def test_torch_backend_without_torch_says_so(tmp_path, script):
     p = run_without(tmp_path, "torch", script, "--quick", "--backend", "torch")

@@ -491,6 +491,25 @@ def test_embedding_bag(mode):
     assert list(m.state_dict()) == list(tm.state_dict()) and repr(m) == repr(tm)
 
 
+@needs_torch
+@pytest.mark.parametrize("fn", ["embedding", "embedding_bag"])
+def test_embedding_float_indices_refused(fn):
+    """Float indices (a common slip: labels made with np.float64) raise PyTorch's error;
+    embedding_bag took them silently before."""
+    w = r(7, 3)
+    for dt in ("float32", "float64"):
+        idx = np.array([1.0, 2.0], dtype=dt)
+        with pytest.raises(RuntimeError) as e:
+            getattr(F, fn)(T(idx), T(w), *([T(np.array([0]))] if fn == "embedding_bag" else []))
+        with pytest.raises(RuntimeError) as et:
+            getattr(tF(), fn)(
+                torch.tensor(idx),
+                torch.tensor(w),
+                *([torch.tensor([0])] if fn == "embedding_bag" else []),
+            )
+        assert str(e.value) == str(et.value).replace("torch.", "nbgrad.")
+
+
 def test_embedding_bag_weights_and_errors():
     w, psw = r(7, 3), r(8)
     idx, off = np.array([1, 2, 4, 5, 4, 3, 2, 6]), np.array([0, 3])

@@ -136,6 +136,29 @@ def test_clamp_where_parity():
 
 
 @needs_torch
+def test_clamp_integer_tensor_keeps_dtype():
+    """Integer tensors with integer bounds stay integer (class targets are clamped so)."""
+    v = [0, -3, 5, -100]
+    for dt in ("int64", "int32"):
+        for f in (
+            lambda x: x.clamp(min=0),
+            lambda x: x.clamp(0, 2),
+            lambda x: x.clamp_max(1),
+            lambda x: x.clip(-1, 3),
+            lambda x: x.clamp(min=0.5),  # a float bound: the default float dtype, as torch
+        ):
+            got, want = (
+                f(nbgrad.tensor(v, dtype=getattr(nbgrad, dt))),
+                f(torch.tensor(v, dtype=getattr(torch, dt))),
+            )
+            assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    x = nbgrad.tensor(v)
+    x.clamp_(min=0)
+    assert x.dtype == nbgrad.int64 and x.tolist() == [0, 0, 5, 0]
+
+
+@needs_torch
 def test_selection_errors():
     e = np.zeros((0, 3))
     same_error(lambda x: x.max(), lambda x: x.max(), e)

@@ -450,3 +450,36 @@ def test_lbfgs_on_cuda_matches_cpu():
         o.step(f)
         out.append(x.detach().cpu().numpy())
     np.testing.assert_allclose(out[1], out[0], rtol=1e-12)
+
+
+def test_user_optimizer_state_starts_empty():
+    """`self.state[p]` in a user-written Optimizer subclass reads an empty dict the first
+    time (torch.optim's state is a defaultdict), also after load_state_dict; built-in
+    optimizers still step after their state was looked at."""
+
+    class CountingSGD(optim.Optimizer):
+        def __init__(self, params, lr=0.1):
+            super().__init__(params, {"lr": lr})
+
+        @nb.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    state = self.state[p]
+                    state["n"] = state.get("n", 0) + 1
+                    p.sub_(group["lr"] * state["n"] * p.grad)
+
+    w = nb.ones(2, requires_grad=True)
+    w.grad = nb.ones(2)
+    opt = CountingSGD([w])
+    opt.step()
+    opt.step()
+    np.testing.assert_allclose(w.detach().numpy(), [0.7, 0.7], rtol=1e-6)
+    again = CountingSGD([w])
+    again.load_state_dict(opt.state_dict())
+    again.step()
+    assert again.state[w]["n"] == 3
+    sgd = optim.SGD([w], lr=0.1, momentum=0.9)
+    assert sgd.state[w] == {}
+    sgd.step()
+    assert sorted(sgd.state[w]) == ["momentum_buffer"]

@@ -194,7 +194,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     return gs, out.detach(), aux
 
 
-_EYE = {}  # (batch size, dtype) -> the identity seed of the last per-sample gradients
+_EYE: dict = {}  # (batch size, dtype) -> the identity seed of the last per-sample gradients
 
 
 def tracing():

@@ -22,11 +22,11 @@ import warnings
 
 from ..tensor import Tensor
 
-LEVELS = {}  # level id -> (batch size, randomness) of each running vmap (inner: larger id)
+LEVELS: dict = {}  # level id -> (batch size, randomness) of each running vmap (inner: larger id)
 _NEXT = [0]
-_ORIG = {}  # (owner, name) -> the unpatched function
-_WARNED = set()
-_SIGNATURES = {}  # function -> its inspect.signature (computing one costs ~50 us)
+_ORIG: dict = {}  # (owner, name) -> the unpatched function
+_WARNED: set = set()
+_SIGNATURES: dict = {}  # function -> its inspect.signature (computing one costs ~50 us)
 
 # -- batched tensors ---------------------------------------------------------------------
 
@@ -286,7 +286,7 @@ def loop(op, lvl, args, kwargs):
 
 
 # -- rules -------------------------------------------------------------------------------
-RULES = {}
+RULES: dict = {}
 
 
 def _rule(*names):
@@ -688,7 +688,7 @@ def getitem(op, lvl, args, kwargs):
     adv = [j for j, i in enumerate(idx) if isinstance(i, (Tensor, list))]
     if adv and adv[-1] - adv[0] + 1 != len(adv):  # separated advanced indices move dims
         return NotImplemented
-    return wrap(v[(slice(None), *idx)], lvl)
+    return wrap(v[(slice(None),) + tuple(idx)], lvl)
 
 
 @_rule("__setitem__")
@@ -710,7 +710,7 @@ def setitem(op, lvl, args, kwargs):
     u = _at(val, lvl) if isinstance(val, Tensor) else None
     if u is not None:
         val = _pad(u, x[idx if len(idx) > 1 else idx[0]].dim())
-    v[(slice(None), *idx)] = val
+    v[(slice(None),) + tuple(idx)] = val
     return None
 
 
@@ -880,8 +880,8 @@ _SKIP = {
     "promote_types", "is_tensor", "is_grad_enabled", "compile", "load", "save", "numel",
     "set_grad_enabled", "allclose", "equal",
 }  # fmt: skip
-_PATCHED = []  # (owner, {name: original}) while installed
-WRAPPER = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
+_PATCHED: list = []  # (owner, {name: original}) while installed
+WRAPPER: dict = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
 
 
 def _scan_targets():
@@ -917,7 +917,7 @@ _PLAIN_METHODS = (
 ).split()
 
 
-_TARGETS = {}  # whether nbgrad.special is loaded -> the list _scan_targets gives
+_TARGETS: dict = {}  # whether nbgrad.special is loaded -> the list _scan_targets gives
 
 
 def _targets():
@@ -947,7 +947,7 @@ def _make_wrapper(owner, name, f):
     return w
 
 
-_PLAN = {}  # whether nbgrad.special is loaded -> [(owner, {name: wrapper}, {name: original})]
+_PLAN: dict = {}  # whether nbgrad.special is loaded -> [(owner, {name: wrapper}, {name: original})]
 
 
 def _plan():

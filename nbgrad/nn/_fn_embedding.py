@@ -91,6 +91,23 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
     return weight
 
 
+def check_indices(input, fn):  # noqa: A002
+    """PyTorch's error for indices that are not integers (embedding, embedding_bag)."""
+    from .. import _dtype
+
+    if input.dtype in (_dtype.int64, _dtype.int32):
+        return
+    dev = "CUDA" if input.is_cuda else "CPU"
+    if input.dtype == _dtype.bool_:
+        name = f"{dev}BoolType"
+    else:
+        name = f"nbgrad.{'cuda.' if input.is_cuda else ''}{_dtype.scalar_name(input.dtype)}Tensor"
+    raise RuntimeError(
+        "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+        f"Long, Int; but got {name} instead (while checking arguments for {fn})"
+    )
+
+
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -108,6 +125,7 @@ def embedding_bag(
     from ..ops.joins import cat
     from .functional import embedding
 
+    check_indices(input, "embedding_bag")
     if input.dim() == 2:
         if offsets is not None:
             raise ValueError(

@@ -115,9 +115,10 @@ def apply(kind, x, p0=0.0, p1=0.0, p2=0.0, name="activation"):
         return activation(_OPS[kind], kind, x, p0, p1, p2)
     data = x._data
     if data.dtype.kind != "f":
-        if kind == CLAMP:
-            lo = None if p0 == -math.inf else p0
-            hi = None if p1 == math.inf else p1
+        if kind == CLAMP:  # clamp() sends integer tensors here only with integer bounds:
+            # pass them as ints, or NumPy would promote the result to float64
+            lo = None if p0 == -math.inf else int(p0)
+            hi = None if p1 == math.inf else int(p1)
             return Tensor._make(contig(np.clip(data, lo, hi)), -1, False)
         raise RuntimeError(f"\"{name}\" not implemented for '{_scalar_name(x.dtype)}'")
     out = np.empty_like(data)

@@ -4,6 +4,7 @@ compiled kernel call per `step()` (see `_kernels.py`)."""
 from __future__ import annotations
 
 import copy
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +52,7 @@ class Optimizer:
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict = {}
+        self.state: defaultdict = defaultdict(dict)  # as torch.optim: `self.state[p]` starts empty
         self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
             raise TypeError(
@@ -195,7 +196,7 @@ class Optimizer:
         for g, s in zip(groups, saved_groups):
             for old, p in zip(s["params"], g["params"]):
                 id_map[old] = p
-        new_state = {}
+        new_state = defaultdict(dict)
         for k, v in state_dict["state"].items():
             key = int(k) if isinstance(k, str) else k
             if key not in id_map:
