@@ -1082,6 +1082,85 @@ class Tensor(metaclass=_TensorType):
         pos = np.flatnonzero(m)
         return take(x, pos, (pos.size,), "MaskedSelectBackward0")
 
+    # -- triangles, sorting, running products, products, linalg (nbgrad/ops/, linalg.py) --
+    def tril(self, diagonal=0):
+        return _fn_ops().tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _fn_ops().triu(self, diagonal)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _fn_ops().diagonal(self, offset, dim1, dim2)
+
+    def diag(self, diagonal=0):
+        return _fn_ops().diag(self, diagonal)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _fn_ops().diag_embed(self, offset, dim1, dim2)
+
+    def trace(self):
+        return _fn_ops().trace(self)
+
+    def sort(self, dim=-1, descending=False, *, stable=False):
+        return _fn_ops().sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        return _fn_ops().argsort(self, dim, descending, stable=stable)
+
+    def msort(self):
+        return _fn_ops().msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+        return _fn_ops().topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _fn_ops().kthvalue(self, k, dim, keepdim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+        return _fn_ops().unique(self, sorted, return_inverse, return_counts, dim)
+
+    def histc(self, bins=100, min=0, max=0):  # noqa: A002
+        return _fn_ops().histc(self, bins, min, max)
+
+    def cumprod(self, dim, *, dtype=None):
+        return _fn_ops().cumprod(self, dim, dtype=dtype)
+
+    def cummax(self, dim):
+        return _fn_ops().cummax(self, dim)
+
+    def cummin(self, dim):
+        return _fn_ops().cummin(self, dim)
+
+    def roll(self, shifts, dims=None):
+        return _fn_ops().roll(self, shifts, dims)
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return _fn_ops().repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        return _fn_ops().addmm(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _fn_ops().baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def bmm(self, mat2):
+        return _fn_ops().bmm(self, mat2)
+
+    def kron(self, other):
+        return _fn_ops().kron(self, other)
+
+    def det(self):
+        return _fn_ops().det(self)
+
+    def logdet(self):
+        return _fn_ops().logdet(self)
+
+    def slogdet(self):
+        return _fn_ops().slogdet(self)
+
+    def inverse(self):
+        return _fn_ops().inverse(self)
+
     # -- PyTorch glue: rounding division, special values, new_*, in-place forms ----------
     def floor_divide(self, other):
         return _fn.floor_divide(self, other)
@@ -1282,6 +1361,48 @@ class Tensor(metaclass=_TensorType):
                 f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={to}"
             )
         return self.copy_(_draw(self, "integers", lo, to))
+
+
+# methods of the block above: device-agnostic composites (they check devices themselves), so
+# the CUDA twin keeps them (backends/cuda/tensor.py)
+COMPOSITE_METHODS = frozenset(
+    (
+        "tril",
+        "triu",
+        "diagonal",
+        "diag",
+        "diag_embed",
+        "trace",
+        "sort",
+        "argsort",
+        "msort",
+        "topk",
+        "kthvalue",
+        "unique",
+        "histc",
+        "cumprod",
+        "cummax",
+        "cummin",
+        "roll",
+        "repeat_interleave",
+        "lerp",
+        "addmm",
+        "baddbmm",
+        "bmm",
+        "kron",
+        "det",
+        "logdet",
+        "slogdet",
+        "inverse",
+    )
+)
+
+
+def _fn_ops():
+    """The package namespace, where the ops above live (imported after this module)."""
+    import nbgrad
+
+    return nbgrad
 
 
 def _rebuild(cls, data, requires_grad, cuda=False):

@@ -7,7 +7,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "tril"
 
 
 def run(torch):

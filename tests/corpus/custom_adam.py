@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-NEEDS = "addcmul_"
 TOL = dict(rtol=1e-10, atol=1e-12)
 
 

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-NEEDS = "linalg"
 TOL = dict(rtol=1e-8, atol=1e-10)
 
 

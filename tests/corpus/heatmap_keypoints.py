@@ -4,7 +4,6 @@ soft-argmax for a differentiable estimate, and an L1 loss on it."""
 
 import numpy as np
 
-NEEDS = "floor division (//, %, rounding_mode)"
 TOL = dict(rtol=1e-10, atol=1e-12)
 
 

@@ -5,7 +5,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "meshgrid"
 TOL = dict(rtol=1e-9, atol=1e-11)
 
 

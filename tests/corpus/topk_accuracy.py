@@ -3,7 +3,6 @@ confusion matrix accumulated with index_put_(accumulate=True)."""
 
 import numpy as np
 
-NEEDS = "topk"
 
 
 def accuracy(torch, output, target, topk=(1,)):
