@@ -65,9 +65,9 @@ DOCS = {
     "anomaly_mode.set_anomaly_enabled": """Turns anomaly detection on or off for the rest of the
     program.
 
-    With it on, backward raises on NaN results (when `check_nan`) and its errors name the
-    forward operation that made the failing node. Prefer the scoped
-    `nbgrad.autograd.detect_anomaly`.
+    With it on, backward raises on NaN results (when `check_nan`), and an error in backward
+    first warns with the traceback of the forward call that made the failing node. Prefer the
+    scoped `nbgrad.autograd.detect_anomaly`.
 
     Args:
         mode (bool): whether to turn anomaly detection on.
