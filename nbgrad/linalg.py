@@ -266,7 +266,7 @@ def det(A, *, out=None):
     Example::
 
         >>> torch.linalg.det(torch.tensor([[1., 2.], [3., 4.]]))
-        tensor(-2.0000)
+        tensor(-2.)
     """
     _matrix(A, "linalg.det")
     return _Det.apply(A)

@@ -46,6 +46,42 @@ DOCS = {
         >>> a.grad
         tensor([5.])
     """,
+    "anomaly_mode.is_anomaly_check_nan_enabled": """Returns whether anomaly detection, when on,
+    checks the backward results for NaN.
+
+    Example::
+
+        >>> torch.is_anomaly_check_nan_enabled()
+        True
+    """,
+    "anomaly_mode.is_anomaly_enabled": """Returns whether anomaly detection (see
+    `nbgrad.autograd.detect_anomaly`) is on.
+
+    Example::
+
+        >>> torch.is_anomaly_enabled()
+        False
+    """,
+    "anomaly_mode.set_anomaly_enabled": """Turns anomaly detection on or off for the rest of the
+    program.
+
+    With it on, backward raises on NaN results (when `check_nan`), and an error in backward
+    first warns with the traceback of the forward call that made the failing node. Prefer the
+    scoped `nbgrad.autograd.detect_anomaly`.
+
+    Args:
+        mode (bool): whether to turn anomaly detection on.
+        check_nan (bool, optional): whether to check backward results for NaN. Default: True.
+
+    Example::
+
+        >>> torch.set_anomaly_enabled(True)
+        >>> torch.is_anomaly_enabled()
+        True
+        >>> torch.set_anomaly_enabled(False)
+        >>> torch.is_anomaly_enabled()
+        False
+    """,
     "backward": """Computes the sum of the gradients of `tensors` with respect to the graph's leaves
     and accumulates it into their `.grad`.
 
@@ -100,6 +136,34 @@ DOCS = {
         >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
         >>> torch.autograd.gradgradcheck(lambda t: (t ** 3).sum(), (x,))
         True
+    """,
+    "graph.Node": """Base class of the nodes of the autograd graph: every `grad_fn` is one.
+
+    A node's `name()` is its backward's name, `next_functions` links it to the nodes of
+    its inputs, and hooks can be registered on it.
+
+    Example::
+
+        >>> y = torch.tensor([1., 2.], requires_grad=True).exp()
+        >>> isinstance(y.grad_fn, torch.autograd.graph.Node)
+        True
+        >>> y.grad_fn.name()
+        'ExpBackward0'
+    """,
+    "graph.increment_version": """Bumps the version counter of `tensor`, as an in-place write would.
+
+    Autograd then refuses to use a saved copy of it in backward.
+
+    Args:
+        tensor (Tensor): the tensor whose version to bump.
+
+    Example::
+
+        >>> x = torch.zeros(2)
+        >>> v = x._version
+        >>> torch.autograd.graph.increment_version(x)
+        >>> x._version - v
+        1
     """,
     "once_differentiable": """Decorator for a custom Function's `backward` that is not itself
     differentiable: it runs with gradient recording off, so a `create_graph=True` pass through it

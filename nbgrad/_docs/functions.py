@@ -129,6 +129,48 @@ DOCS = {
         >>> torch.arange(1, 2.5, 0.5)
         tensor([1.0000, 1.5000, 2.0000])
     """,
+    "arccos": """Alias for :func:`nbgrad.acos`: the arccosine of each element of `input`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> torch.arccos(torch.tensor([-0.5, 0.0, 0.5]))
+        tensor([2.0944, 1.5708, 1.0472])
+    """,
+    "arcsin": """Alias for :func:`nbgrad.asin`: the arcsine of each element of `input`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> torch.arcsin(torch.tensor([-0.5, 0.0, 0.5]))
+        tensor([-0.5236,  0.0000,  0.5236])
+    """,
+    "arctan": """Alias for :func:`nbgrad.atan`: the arctangent of each element of `input`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> torch.arctan(torch.tensor([-1.0, 0.0, 1.0]))
+        tensor([-0.7854,  0.0000,  0.7854])
+    """,
+    "arctan2": """Alias for :func:`nbgrad.atan2`: the elementwise arctangent of `input / other`, in
+    the quadrant of the point `(other, input)`.
+
+    Args:
+        input (Tensor): the y coordinates.
+        other (Tensor): the x coordinates.
+
+    Example::
+
+        >>> torch.arctan2(torch.tensor([1.0, 1.0, -1.0]), torch.tensor([1.0, -1.0, -1.0]))
+        tensor([ 0.7854,  2.3562, -2.3562])
+    """,
     "argmax": """Returns the index of the largest element of `input`: in the flattened tensor, or
     along `dim`.
 
@@ -281,6 +323,18 @@ DOCS = {
         >>> torch.clamp_min(torch.tensor([-2., 0.5]), 0.)
         tensor([0.0000, 0.5000])
     """,
+    "clip": """Alias for :func:`nbgrad.clamp`: clamps each element of `input` to `[min, max]`.
+
+    Args:
+        input (Tensor): the input tensor.
+        min (Number or Tensor, optional): the lower bound.
+        max (Number or Tensor, optional): the upper bound.
+
+    Example::
+
+        >>> torch.clip(torch.tensor([-1.5, 0.2, 2.7]), min=-1.0, max=1.0)
+        tensor([-1.0000,  0.2000,  1.0000])
+    """,
     "clone": """Returns a copy of `input` that is recorded in the graph (gradients flow back to
     `input`).
 
@@ -294,6 +348,30 @@ DOCS = {
         >>> b.sum().backward()
         >>> a.grad
         tensor([1., 1.])
+    """,
+    "concat": """Alias for :func:`nbgrad.cat`: concatenates `tensors` along dimension `dim`.
+
+    Args:
+        tensors (sequence of Tensors): tensors of the same shape except in `dim`.
+        dim (int, optional): the dimension to concatenate along. Default: 0.
+
+    Example::
+
+        >>> torch.concat([torch.tensor([[1., 2.]]), torch.tensor([[3., 4.]])], dim=0)
+        tensor([[1., 2.],
+                [3., 4.]])
+    """,
+    "concatenate": """Alias for :func:`nbgrad.cat`: concatenates `tensors` along dimension `dim`.
+
+    Args:
+        tensors (sequence of Tensors): tensors of the same shape except in `dim`.
+        dim (int, optional): the dimension to concatenate along. Default: 0.
+
+    Example::
+
+        >>> torch.concatenate([torch.tensor([[1., 2.]]), torch.tensor([[3., 4.]])], dim=0)
+        tensor([[1., 2.],
+                [3., 4.]])
     """,
     "cos": """Returns a new tensor with the cosine of each element of `input`.
 
@@ -645,6 +723,19 @@ DOCS = {
         >>> torch.nn.functional.gelu(torch.tensor([-1., 0., 1.]))
         tensor([-0.1587,  0.0000,  0.8413])
     """,
+    "ger": """Alias for :func:`nbgrad.outer`: the outer product of the 1-D tensors `input` and
+    `vec2`.
+
+    Args:
+        input (Tensor): a 1-D tensor.
+        vec2 (Tensor): a 1-D tensor.
+
+    Example::
+
+        >>> torch.ger(torch.tensor([1., 2.]), torch.tensor([1., 10., 100.]))
+        tensor([[  1.,  10., 100.],
+                [  2.,  20., 200.]])
+    """,
     "get_default_dtype": """Returns the default floating point dtype (`nbgrad.float32` unless
     changed with `set_default_dtype`).
 
@@ -775,6 +866,14 @@ DOCS = {
 
         >>> torch.lgamma(torch.tensor([0.5, 1.0, 2.0]))
         tensor([0.5724, 0.0000, 0.0000])
+    """,
+    "linalg.LinAlgError": """Error raised by the `nbgrad.linalg` functions on a singular or not
+    positive-definite input; a subclass of `RuntimeError`.
+
+    Example::
+
+        >>> issubclass(torch.linalg.LinAlgError, RuntimeError)
+        True
     """,
     "linspace": """Returns a 1-D tensor of `steps` values evenly spaced from `start` to `end` (both
     included).
@@ -1007,6 +1106,18 @@ DOCS = {
         tensor([[1., 2.],
                 [3., 6.]])
     """,
+    "multiply": """Alias for :func:`nbgrad.mul`: multiplies `input` by `other` elementwise (with
+    broadcasting).
+
+    Args:
+        input (Tensor): the input tensor.
+        other (Tensor or Number): the tensor or number to multiply by.
+
+    Example::
+
+        >>> torch.multiply(torch.tensor([1., 2., 3.]), torch.tensor([2., 0.5, -1.]))
+        tensor([ 2.,  1., -3.])
+    """,
     "narrow": """Returns a view of `input` restricted to `length` entries of dimension `dim`, from
     `start`.
 
@@ -1041,6 +1152,16 @@ DOCS = {
 
         >>> torch.neg(torch.tensor([-1.5, 0.2, 2.7]))
         tensor([ 1.5000, -0.2000, -2.7000])
+    """,
+    "negative": """Alias for :func:`nbgrad.neg`: the negative of each element of `input`.
+
+    Args:
+        input (Tensor): the input tensor.
+
+    Example::
+
+        >>> torch.negative(torch.tensor([-1.5, 0.5, 2.7]))
+        tensor([ 1.5000, -0.5000, -2.7000])
     """,
     "norm": """Returns the p-norm of `input`, over all elements or over `dim`.
 
@@ -1463,6 +1584,18 @@ DOCS = {
 
         >>> torch.sub(torch.tensor([1., 2.]), 1.5)
         tensor([-0.5000,  0.5000])
+    """,
+    "subtract": """Alias for :func:`nbgrad.sub`: `input - alpha * other`.
+
+    Args:
+        input (Tensor): the input tensor.
+        other (Tensor or Number): the tensor or number to subtract.
+        alpha (Number, optional): the multiplier for `other`. Default: 1.
+
+    Example::
+
+        >>> torch.subtract(torch.tensor([1., 2.]), torch.tensor([10., 20.]), alpha=0.5)
+        tensor([-4., -8.])
     """,
     "sum": """Returns the sum of the elements of `input`, over all of them or over `dim`.
 

@@ -20,11 +20,31 @@ DOCS = {
         >>> torch.tensor([-1.5, 0.2, 2.7]).abs()
         tensor([1.5000, 0.2000, 2.7000])
     """,
+    "abs_": """In-place version of :meth:`abs`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.2, 2.7])
+        >>> x.abs_()
+        tensor([1.5000, 0.2000, 2.7000])
+        >>> x
+        tensor([1.5000, 0.2000, 2.7000])
+    """,
     "acos": """Returns the arccosine of each element; see `nbgrad.acos`.
 
     Example::
 
         >>> torch.tensor([-0.5, 0.0, 0.5]).acos()
+        tensor([2.0944, 1.5708, 1.0472])
+    """,
+    "acos_": """In-place version of :meth:`acos`.
+
+    Example::
+
+        >>> x = torch.tensor([-0.5, 0.0, 0.5])
+        >>> x.acos_()
+        tensor([2.0944, 1.5708, 1.0472])
+        >>> x
         tensor([2.0944, 1.5708, 1.0472])
     """,
     "add": """Elementwise `add` of this tensor and `other`; see `nbgrad.add`.
@@ -44,6 +64,51 @@ DOCS = {
         >>> x
         tensor([21., 44.])
     """,
+    "addcdiv": """Returns `self + value * tensor1 / tensor2`; see `nbgrad.addcdiv`.
+
+    Example::
+
+        >>> x = torch.tensor([1., 1.])
+        >>> x.addcdiv(torch.tensor([1., 3.]), torch.tensor([2., 4.]), value=2)
+        tensor([2.0000, 2.5000])
+    """,
+    "addcdiv_": """In-place version of :meth:`addcdiv`.
+
+    Example::
+
+        >>> x = torch.tensor([1., 1.])
+        >>> x.addcdiv_(torch.tensor([1., 3.]), torch.tensor([2., 4.]), value=2)
+        tensor([2.0000, 2.5000])
+        >>> x
+        tensor([2.0000, 2.5000])
+    """,
+    "addcmul": """Returns `self + value * tensor1 * tensor2`; see `nbgrad.addcmul`.
+
+    Example::
+
+        >>> x = torch.tensor([1., 1.])
+        >>> x.addcmul(torch.tensor([1., 3.]), torch.tensor([2., 4.]), value=0.5)
+        tensor([2., 7.])
+    """,
+    "addcmul_": """In-place version of :meth:`addcmul`.
+
+    Example::
+
+        >>> x = torch.tensor([1., 1.])
+        >>> x.addcmul_(torch.tensor([1., 3.]), torch.tensor([2., 4.]), value=0.5)
+        tensor([2., 7.])
+        >>> x
+        tensor([2., 7.])
+    """,
+    "all": """Tests whether all elements (over `dim`, if given) are nonzero; see `nbgrad.all`.
+
+    Example::
+
+        >>> torch.tensor([[1., 0.], [2., 3.]]).all()
+        tensor(False)
+        >>> torch.tensor([[1., 0.], [2., 3.]]).all(dim=1)
+        tensor([False,  True])
+    """,
     "amax": """Returns the maximum over `dim`; see `nbgrad.amax`.
 
     Example::
@@ -58,6 +123,15 @@ DOCS = {
         >>> torch.tensor([[1., 5., 2.], [4., 0., 3.]]).amin(1)
         tensor([1., 0.])
     """,
+    "any": """Tests whether any element (over `dim`, if given) is nonzero; see `nbgrad.any`.
+
+    Example::
+
+        >>> torch.tensor([[0., 0.], [2., 0.]]).any()
+        tensor(True)
+        >>> torch.tensor([[0., 0.], [2., 0.]]).any(dim=1)
+        tensor([False,  True])
+    """,
     "arccos": """Returns the arccosine of each element; see `nbgrad.acos`.
 
     Example::
@@ -65,11 +139,31 @@ DOCS = {
         >>> torch.tensor([-0.5, 0.0, 0.5]).acos()
         tensor([2.0944, 1.5708, 1.0472])
     """,
+    "arccos_": """In-place version of :meth:`arccos`.
+
+    Example::
+
+        >>> x = torch.tensor([-0.5, 0.0, 0.5])
+        >>> x.arccos_()
+        tensor([2.0944, 1.5708, 1.0472])
+        >>> x
+        tensor([2.0944, 1.5708, 1.0472])
+    """,
     "arcsin": """Returns the arcsine of each element; see `nbgrad.asin`.
 
     Example::
 
         >>> torch.tensor([-0.5, 0.0, 0.5]).asin()
+        tensor([-0.5236,  0.0000,  0.5236])
+    """,
+    "arcsin_": """In-place version of :meth:`arcsin`.
+
+    Example::
+
+        >>> x = torch.tensor([-0.5, 0.0, 0.5])
+        >>> x.arcsin_()
+        tensor([-0.5236,  0.0000,  0.5236])
+        >>> x
         tensor([-0.5236,  0.0000,  0.5236])
     """,
     "arctan": """Returns the arctangent of each element; see `nbgrad.atan`.
@@ -85,6 +179,26 @@ DOCS = {
 
         >>> torch.tensor([1., 4.]).atan2(torch.tensor([-1., 1.]))
         tensor([2.3562, 1.3258])
+    """,
+    "arctan2_": """In-place version of :meth:`arctan2`.
+
+    Example::
+
+        >>> x = torch.tensor([1.0, 1.0, -1.0])
+        >>> x.arctan2_(torch.tensor([1.0, -1.0, -1.0]))
+        tensor([ 0.7854,  2.3562, -2.3562])
+        >>> x
+        tensor([ 0.7854,  2.3562, -2.3562])
+    """,
+    "arctan_": """In-place version of :meth:`arctan`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 1.0])
+        >>> x.arctan_()
+        tensor([-0.7854,  0.0000,  0.7854])
+        >>> x
+        tensor([-0.7854,  0.0000,  0.7854])
     """,
     "argmax": """Returns the index of the largest element (along `dim`); see `nbgrad.argmax`.
 
@@ -107,6 +221,16 @@ DOCS = {
         >>> torch.tensor([-0.5, 0.0, 0.5]).asin()
         tensor([-0.5236,  0.0000,  0.5236])
     """,
+    "asin_": """In-place version of :meth:`asin`.
+
+    Example::
+
+        >>> x = torch.tensor([-0.5, 0.0, 0.5])
+        >>> x.asin_()
+        tensor([-0.5236,  0.0000,  0.5236])
+        >>> x
+        tensor([-0.5236,  0.0000,  0.5236])
+    """,
     "atan": """Returns the arctangent of each element; see `nbgrad.atan`.
 
     Example::
@@ -121,6 +245,41 @@ DOCS = {
         >>> torch.tensor([1., 4.]).atan2(torch.tensor([-1., 1.]))
         tensor([2.3562, 1.3258])
     """,
+    "atan2_": """In-place version of :meth:`atan2`.
+
+    Example::
+
+        >>> x = torch.tensor([1.0, 1.0, -1.0])
+        >>> x.atan2_(torch.tensor([1.0, -1.0, -1.0]))
+        tensor([ 0.7854,  2.3562, -2.3562])
+        >>> x
+        tensor([ 0.7854,  2.3562, -2.3562])
+    """,
+    "atan_": """In-place version of :meth:`atan`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 1.0])
+        >>> x.atan_()
+        tensor([-0.7854,  0.0000,  0.7854])
+        >>> x
+        tensor([-0.7854,  0.0000,  0.7854])
+    """,
+    "bernoulli_": """Fills this tensor with draws from Bernoulli(`p`): 1 with probability `p`, else
+    0.
+
+    Args:
+        p (float or Tensor, optional): the probability of a 1. Default: 0.5.
+        generator (Generator, optional): the random number generator.
+
+    Example::
+
+        >>> x = torch.empty(4).bernoulli_(1.0)
+        >>> x
+        tensor([1., 1., 1., 1.])
+        >>> torch.empty(4).bernoulli_(0.3).dtype
+        nbgrad.float32
+    """,
     "bool": """Returns the tensor cast to `nbgrad.bool` (nonzero is True).
 
     Example::
@@ -134,6 +293,16 @@ DOCS = {
     Example::
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).ceil()
+        tensor([-1.,  1.,  3.])
+    """,
+    "ceil_": """In-place version of :meth:`ceil`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.2, 2.7])
+        >>> x.ceil_()
+        tensor([-1.,  1.,  3.])
+        >>> x
         tensor([-1.,  1.,  3.])
     """,
     "chunk": """Splits the tensor into `chunks` pieces along `dim`; see `nbgrad.chunk`.
@@ -165,12 +334,32 @@ DOCS = {
         >>> torch.tensor([-2., 0.5]).clamp_max(0.)
         tensor([-2.,  0.])
     """,
+    "clamp_max_": """In-place version of :meth:`clamp_max`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.2, 2.7])
+        >>> x.clamp_max_(1.0)
+        tensor([-1.5000,  0.2000,  1.0000])
+        >>> x
+        tensor([-1.5000,  0.2000,  1.0000])
+    """,
     "clamp_min": """Clamps from below; see `nbgrad.clamp_min`.
 
     Example::
 
         >>> torch.tensor([-2., 0.5]).clamp_min(0.)
         tensor([0.0000, 0.5000])
+    """,
+    "clamp_min_": """In-place version of :meth:`clamp_min`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.2, 2.7])
+        >>> x.clamp_min_(0.0)
+        tensor([0.0000, 0.2000, 2.7000])
+        >>> x
+        tensor([0.0000, 0.2000, 2.7000])
     """,
     "clip": """Clamps each element to `[min, max]`; see `nbgrad.clamp`.
 
@@ -221,11 +410,31 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).cos()
         tensor([ 0.8776,  0.5403, -0.4161])
     """,
+    "cos_": """In-place version of :meth:`cos`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.cos_()
+        tensor([ 0.8776,  0.5403, -0.4161])
+        >>> x
+        tensor([ 0.8776,  0.5403, -0.4161])
+    """,
     "cosh": """Returns the hyperbolic cosine of each element; see `nbgrad.cosh`.
 
     Example::
 
         >>> torch.tensor([0.5, 1.0, 2.0]).cosh()
+        tensor([1.1276, 1.5431, 3.7622])
+    """,
+    "cosh_": """In-place version of :meth:`cosh`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.cosh_()
+        tensor([1.1276, 1.5431, 3.7622])
+        >>> x
         tensor([1.1276, 1.5431, 3.7622])
     """,
     "cpu": """Returns the tensor on the CPU (this tensor if it is there already).
@@ -297,6 +506,16 @@ DOCS = {
     Example::
 
         >>> torch.tensor([0.5, 1.0, 2.0]).digamma()
+        tensor([-1.9635, -0.5772,  0.4228])
+    """,
+    "digamma_": """In-place version of :meth:`digamma`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.digamma_()
+        tensor([-1.9635, -0.5772,  0.4228])
+        >>> x
         tensor([-1.9635, -0.5772,  0.4228])
     """,
     "dim": """Returns the number of dimensions. Also the property `ndim`.
@@ -374,6 +593,16 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).erf()
         tensor([0.5205, 0.8427, 0.9953])
     """,
+    "erf_": """In-place version of :meth:`erf`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 0.5])
+        >>> x.erf_()
+        tensor([-0.8427,  0.0000,  0.5205])
+        >>> x
+        tensor([-0.8427,  0.0000,  0.5205])
+    """,
     "exp": """Returns the exponential of each element; see `nbgrad.exp`.
 
     Example::
@@ -387,6 +616,26 @@ DOCS = {
 
         >>> torch.tensor([0.5, 1.0, 2.0]).exp2()
         tensor([1.4142, 2.0000, 4.0000])
+    """,
+    "exp2_": """In-place version of :meth:`exp2`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 3.0])
+        >>> x.exp2_()
+        tensor([0.5000, 1.0000, 8.0000])
+        >>> x
+        tensor([0.5000, 1.0000, 8.0000])
+    """,
+    "exp_": """In-place version of :meth:`exp`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 1.0])
+        >>> x.exp_()
+        tensor([0.3679, 1.0000, 2.7183])
+        >>> x
+        tensor([0.3679, 1.0000, 2.7183])
     """,
     "expand": """Returns a view of this tensor with its size-one dimensions broadcast to `sizes` (no
     copy; -1 keeps a dimension's size).
@@ -418,6 +667,31 @@ DOCS = {
 
         >>> torch.tensor([0.5, 1.0, 2.0]).expm1()
         tensor([0.6487, 1.7183, 6.3891])
+    """,
+    "expm1_": """In-place version of :meth:`expm1`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 1.0])
+        >>> x.expm1_()
+        tensor([-0.6321,  0.0000,  1.7183])
+        >>> x
+        tensor([-0.6321,  0.0000,  1.7183])
+    """,
+    "exponential_": """Fills this tensor with draws from the exponential distribution of rate
+    `lambd`.
+
+    Args:
+        lambd (float, optional): the rate. Default: 1.0.
+        generator (Generator, optional): the random number generator.
+
+    Example::
+
+        >>> x = torch.empty(1000).exponential_(2.0)
+        >>> bool((x >= 0).all())
+        True
+        >>> x.shape
+        nbgrad.Size([1000])
     """,
     "fill_": """Fills this tensor with `value`, in place.
 
@@ -472,6 +746,52 @@ DOCS = {
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).floor()
         tensor([-2.,  0.,  2.])
+    """,
+    "floor_": """In-place version of :meth:`floor`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.2, 2.7])
+        >>> x.floor_()
+        tensor([-2.,  0.,  2.])
+        >>> x
+        tensor([-2.,  0.,  2.])
+    """,
+    "floor_divide": """Divides by `other` and rounds toward minus infinity; see
+    `nbgrad.floor_divide`.
+
+    Example::
+
+        >>> torch.tensor([7., -7., 5.]).floor_divide(torch.tensor([2., 2., -3.]))
+        tensor([ 3., -4., -2.])
+    """,
+    "floor_divide_": """In-place version of :meth:`floor_divide`.
+
+    Example::
+
+        >>> x = torch.tensor([7., -7., 5.])
+        >>> x.floor_divide_(2)
+        tensor([ 3., -4.,  2.])
+        >>> x
+        tensor([ 3., -4.,  2.])
+    """,
+    "fmod": """Returns the elementwise remainder of division by `other`, with the sign of `self`;
+    see `nbgrad.fmod`.
+
+    Example::
+
+        >>> torch.tensor([-3., -1.5, 2.5, 5.]).fmod(2)
+        tensor([-1.0000, -1.5000,  0.5000,  1.0000])
+    """,
+    "fmod_": """In-place version of :meth:`fmod`.
+
+    Example::
+
+        >>> x = torch.tensor([-3., -1.5, 2.5, 5.])
+        >>> x.fmod_(2)
+        tensor([-1.0000, -1.5000,  0.5000,  1.0000])
+        >>> x
+        tensor([-1.0000, -1.5000,  0.5000,  1.0000])
     """,
     "gather": """Gathers values along `dim` at the positions in `index`; see `nbgrad.gather`.
 
@@ -531,6 +851,32 @@ DOCS = {
         >>> x = torch.zeros(3)
         >>> x.index_add_(0, torch.tensor([0, 0]), torch.tensor([1., 2.]))
         tensor([3., 0., 0.])
+    """,
+    "index_fill": """Returns a copy of this tensor with the entries at `index` along `dim` set to
+    `value`.
+
+    Args:
+        dim (int): the dimension to index along.
+        index (LongTensor): the indices to fill.
+        value (Number or 0-d Tensor): the value to fill with.
+
+    Example::
+
+        >>> torch.zeros(2, 3).index_fill(1, torch.tensor([0, 2]), -1.0)
+        tensor([[-1.,  0., -1.],
+                [-1.,  0., -1.]])
+    """,
+    "index_fill_": """In-place version of :meth:`index_fill`.
+
+    Example::
+
+        >>> x = torch.zeros(2, 3)
+        >>> x.index_fill_(0, torch.tensor([1]), 5.0)
+        tensor([[0., 0., 0.],
+                [5., 5., 5.]])
+        >>> x
+        tensor([[0., 0., 0.],
+                [5., 5., 5.]])
     """,
     "index_put": """Out-of-place `index_put_`: a copy with `values` written (or added) at the
     positions given by the tuple of index tensors `indices`.
@@ -596,6 +942,45 @@ DOCS = {
         >>> x.is_leaf, (x * 2).is_leaf
         (True, False)
     """,
+    "isfinite": """Returns a boolean tensor that is True where an element is finite; see
+    `nbgrad.isfinite`.
+
+    Example::
+
+        >>> torch.tensor([1., float('inf'), float('-inf'), float('nan')]).isfinite()
+        tensor([ True, False, False, False])
+    """,
+    "isinf": """Returns a boolean tensor that is True where an element is +/-infinity; see
+    `nbgrad.isinf`.
+
+    Example::
+
+        >>> torch.tensor([1., float('inf'), float('-inf'), float('nan')]).isinf()
+        tensor([False,  True,  True, False])
+    """,
+    "isnan": """Returns a boolean tensor that is True where an element is NaN; see `nbgrad.isnan`.
+
+    Example::
+
+        >>> torch.tensor([1., float('inf'), float('-inf'), float('nan')]).isnan()
+        tensor([False, False, False,  True])
+    """,
+    "isneginf": """Returns a boolean tensor that is True where an element is minus infinity; see
+    `nbgrad.isneginf`.
+
+    Example::
+
+        >>> torch.tensor([1., float('inf'), float('-inf'), float('nan')]).isneginf()
+        tensor([False, False,  True, False])
+    """,
+    "isposinf": """Returns a boolean tensor that is True where an element is plus infinity; see
+    `nbgrad.isposinf`.
+
+    Example::
+
+        >>> torch.tensor([1., float('inf'), float('-inf'), float('nan')]).isposinf()
+        tensor([False,  True, False, False])
+    """,
     "item": """Returns the value of a one-element tensor as a Python number.
 
     Example::
@@ -610,6 +995,23 @@ DOCS = {
         >>> torch.tensor([1., 2., 3.]).le(2)
         tensor([ True,  True, False])
     """,
+    "lerp": """Linear interpolation `self + weight * (end - self)`; see `nbgrad.lerp`.
+
+    Example::
+
+        >>> torch.tensor([0., 10.]).lerp(torch.tensor([10., 20.]), 0.25)
+        tensor([ 2.5000, 12.5000])
+    """,
+    "lerp_": """In-place version of :meth:`lerp`.
+
+    Example::
+
+        >>> x = torch.tensor([0., 10.])
+        >>> x.lerp_(torch.tensor([10., 20.]), 0.25)
+        tensor([ 2.5000, 12.5000])
+        >>> x
+        tensor([ 2.5000, 12.5000])
+    """,
     "lgamma": """Returns the log of the absolute value of the gamma function of each element; see
     `nbgrad.lgamma`.
 
@@ -617,6 +1019,16 @@ DOCS = {
 
         >>> torch.tensor([0.5, 1.0, 2.0]).lgamma()
         tensor([0.5724, 0.0000, 0.0000])
+    """,
+    "lgamma_": """In-place version of :meth:`lgamma`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 3.0])
+        >>> x.lgamma_()
+        tensor([0.5724, 0.0000, 0.6931])
+        >>> x
+        tensor([0.5724, 0.0000, 0.6931])
     """,
     "log": """Returns the natural logarithm of each element; see `nbgrad.log`.
 
@@ -632,6 +1044,16 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).log10()
         tensor([-0.3010,  0.0000,  0.3010])
     """,
+    "log10_": """In-place version of :meth:`log10`.
+
+    Example::
+
+        >>> x = torch.tensor([1.0, 10.0, 1000.0])
+        >>> x.log10_()
+        tensor([0., 1., 3.])
+        >>> x
+        tensor([0., 1., 3.])
+    """,
     "log1p": """Returns `log(1 + x)` (accurate for small x) of each element; see `nbgrad.log1p`.
 
     Example::
@@ -639,12 +1061,42 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).log1p()
         tensor([0.4055, 0.6931, 1.0986])
     """,
+    "log1p_": """In-place version of :meth:`log1p`.
+
+    Example::
+
+        >>> x = torch.tensor([0.0, 1.0, 2.0])
+        >>> x.log1p_()
+        tensor([0.0000, 0.6931, 1.0986])
+        >>> x
+        tensor([0.0000, 0.6931, 1.0986])
+    """,
     "log2": """Returns the base-2 logarithm of each element; see `nbgrad.log2`.
 
     Example::
 
         >>> torch.tensor([0.5, 1.0, 2.0]).log2()
         tensor([-1.,  0.,  1.])
+    """,
+    "log2_": """In-place version of :meth:`log2`.
+
+    Example::
+
+        >>> x = torch.tensor([1.0, 2.0, 8.0])
+        >>> x.log2_()
+        tensor([0., 1., 3.])
+        >>> x
+        tensor([0., 1., 3.])
+    """,
+    "log_": """In-place version of :meth:`log`.
+
+    Example::
+
+        >>> x = torch.tensor([1.0, 2.0, 10.0])
+        >>> x.log_()
+        tensor([0.0000, 0.6931, 2.3026])
+        >>> x
+        tensor([0.0000, 0.6931, 2.3026])
     """,
     "log_softmax": """`log(softmax(self))` along `dim`; see `nbgrad.log_softmax`.
 
@@ -692,6 +1144,21 @@ DOCS = {
         >>> x = torch.tensor([1., 2., 3.])
         >>> x.masked_fill(x > 1, 0.)
         tensor([1., 0., 0.])
+    """,
+    "masked_fill_": """Fills the elements of this tensor where `mask` is True with `value`, in
+    place.
+
+    Args:
+        mask (BoolTensor): where to fill; broadcast to this tensor's shape.
+        value (Number or 0-d Tensor): the value to fill with.
+
+    Example::
+
+        >>> x = torch.tensor([1., 2., 3.])
+        >>> x.masked_fill_(torch.tensor([True, False, True]), 0.)
+        tensor([0., 2., 0.])
+        >>> x
+        tensor([0., 2., 0.])
     """,
     "masked_select": """Returns a 1-D tensor of the elements where `mask` is True.
 
@@ -779,6 +1246,25 @@ DOCS = {
         >>> torch.tensor([1., 4.]).mul(torch.tensor([3., 0.5]))
         tensor([3., 2.])
     """,
+    "nan_to_num": """Replaces NaN, +infinity and -infinity with finite numbers; see
+    `nbgrad.nan_to_num`.
+
+    Example::
+
+        >>> x = torch.tensor([float('nan'), float('inf'), float('-inf'), 1.])
+        >>> x.nan_to_num(posinf=9., neginf=-9.)
+        tensor([ 0.,  9., -9.,  1.])
+    """,
+    "nan_to_num_": """In-place version of :meth:`nan_to_num`.
+
+    Example::
+
+        >>> x = torch.tensor([float('nan'), float('inf'), float('-inf'), 1.])
+        >>> x.nan_to_num_(nan=0.5, posinf=9., neginf=-9.)
+        tensor([ 0.5000,  9.0000, -9.0000,  1.0000])
+        >>> x
+        tensor([ 0.5000,  9.0000, -9.0000,  1.0000])
+    """,
     "narrow": """Returns a view of `length` entries of dimension `dim` from `start`; see
     `nbgrad.narrow`.
 
@@ -809,12 +1295,32 @@ DOCS = {
         >>> torch.tensor([-1.5, 0.2, 2.7]).neg()
         tensor([ 1.5000, -0.2000, -2.7000])
     """,
+    "neg_": """In-place version of :meth:`neg`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.5, 2.7])
+        >>> x.neg_()
+        tensor([ 1.5000, -0.5000, -2.7000])
+        >>> x
+        tensor([ 1.5000, -0.5000, -2.7000])
+    """,
     "negative": """Returns the negative of each element; see `nbgrad.neg`.
 
     Example::
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).neg()
         tensor([ 1.5000, -0.2000, -2.7000])
+    """,
+    "negative_": """In-place version of :meth:`negative`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.5, 2.7])
+        >>> x.negative_()
+        tensor([ 1.5000, -0.5000, -2.7000])
+        >>> x
+        tensor([ 1.5000, -0.5000, -2.7000])
     """,
     "nelement": """Returns the number of elements. Alias: `nelement`.
 
@@ -823,12 +1329,101 @@ DOCS = {
         >>> torch.tensor([[1., 2., 3.], [4., 5., 6.]]).numel()
         6
     """,
+    "new_empty": """Returns an uninitialized tensor of `size`, with this tensor's dtype and device.
+
+    Args:
+        size (int...): the shape of the result.
+        dtype (dtype, optional): the result's dtype. Default: this tensor's.
+        device (device, optional): the result's device. Default: this tensor's.
+        requires_grad (bool, optional): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> x = torch.tensor([1, 2], dtype=torch.int32)
+        >>> x.new_empty(2, 3).shape
+        nbgrad.Size([2, 3])
+        >>> x.new_empty(2, 3).dtype
+        nbgrad.int32
+    """,
+    "new_full": """Returns a tensor of `size` filled with `fill_value`, with this tensor's dtype and
+    device.
+
+    Args:
+        size (sequence of ints): the shape of the result.
+        fill_value (Number): the value to fill with.
+        dtype (dtype, optional): the result's dtype. Default: this tensor's.
+        device (device, optional): the result's device. Default: this tensor's.
+        requires_grad (bool, optional): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.tensor([1., 2.], dtype=torch.float64).new_full((2, 2), 3.5)
+        tensor([[3.5000, 3.5000],
+                [3.5000, 3.5000]], dtype=nbgrad.float64)
+    """,
+    "new_ones": """Returns a tensor of `size` filled with ones, with this tensor's dtype and device.
+
+    Args:
+        size (int...): the shape of the result.
+        dtype (dtype, optional): the result's dtype. Default: this tensor's.
+        device (device, optional): the result's device. Default: this tensor's.
+        requires_grad (bool, optional): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.tensor([1, 2]).new_ones(2, 3)
+        tensor([[1, 1, 1],
+                [1, 1, 1]])
+    """,
+    "new_tensor": """Returns a new tensor holding a copy of `data`, with this tensor's dtype and
+    device.
+
+    Args:
+        data (array_like): the values.
+        dtype (dtype, optional): the result's dtype. Default: this tensor's.
+        device (device, optional): the result's device. Default: this tensor's.
+        requires_grad (bool, optional): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.tensor([1, 2], dtype=torch.int32).new_tensor([[3, 4], [5, 6]])
+        tensor([[3, 4],
+                [5, 6]], dtype=nbgrad.int32)
+    """,
+    "new_zeros": """Returns a tensor of `size` filled with zeros, with this tensor's dtype and
+    device.
+
+    Args:
+        size (int...): the shape of the result.
+        dtype (dtype, optional): the result's dtype. Default: this tensor's.
+        device (device, optional): the result's device. Default: this tensor's.
+        requires_grad (bool, optional): whether autograd records operations on it. Default: False.
+
+    Example::
+
+        >>> torch.tensor([1., 2.], dtype=torch.float64).new_zeros(3)
+        tensor([0., 0., 0.], dtype=nbgrad.float64)
+    """,
     "norm": """Returns the p-norm of the tensor; see `nbgrad.norm`.
 
     Example::
 
         >>> torch.tensor([3., 4.]).norm()
         tensor(5.)
+    """,
+    "normal_": """Fills this tensor with draws from the normal distribution N(`mean`, `std`^2).
+
+    Args:
+        mean (float, optional): the mean. Default: 0.0.
+        std (float, optional): the standard deviation. Default: 1.0.
+        generator (Generator, optional): the random number generator.
+
+    Example::
+
+        >>> x = torch.empty(2, 3).normal_(mean=5.0, std=0.0)
+        >>> x
+        tensor([[5., 5., 5.],
+                [5., 5., 5.]])
     """,
     "numel": """Returns the number of elements. Alias: `nelement`.
 
@@ -890,6 +1485,21 @@ DOCS = {
         >>> torch.tensor([[1., 5., 2.], [4., 0., 3.]]).prod(0)
         tensor([4., 0., 6.])
     """,
+    "random_": """Fills this tensor with integers drawn uniformly from `[from_, to - 1]`.
+
+    With only `from_` given, draws from `[0, from_ - 1]`.
+
+    Args:
+        from_ (int, optional): the lowest value. Default: 0.
+        to (int, optional): one above the highest value. Default: the dtype's largest integer + 1.
+        generator (Generator, optional): the random number generator.
+
+    Example::
+
+        >>> x = torch.empty(100).random_(3, 5)
+        >>> bool(((x == 3) | (x == 4)).all())
+        True
+    """,
     "reciprocal": """Returns the reciprocal, `1 / x`, of each element; see `nbgrad.reciprocal`.
 
     Example::
@@ -897,12 +1507,50 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).reciprocal()
         tensor([2.0000, 1.0000, 0.5000])
     """,
+    "reciprocal_": """In-place version of :meth:`reciprocal`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 2.0, 4.0])
+        >>> x.reciprocal_()
+        tensor([2.0000, 0.5000, 0.2500])
+        >>> x
+        tensor([2.0000, 0.5000, 0.2500])
+    """,
     "relu": """Returns the rectified linear unit, `max(0, x)`, of each element; see `nbgrad.relu`.
 
     Example::
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).relu()
         tensor([0.0000, 0.2000, 2.7000])
+    """,
+    "relu_": """In-place version of :meth:`relu`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.0, 2.7])
+        >>> x.relu_()
+        tensor([0.0000, 0.0000, 2.7000])
+        >>> x
+        tensor([0.0000, 0.0000, 2.7000])
+    """,
+    "remainder": """Returns the elementwise remainder of division by `other`, with the sign of
+    `other` (Python's `%`); see `nbgrad.remainder`.
+
+    Example::
+
+        >>> torch.tensor([-3., -1.5, 2.5, 5.]).remainder(2)
+        tensor([1.0000, 0.5000, 0.5000, 1.0000])
+    """,
+    "remainder_": """In-place version of :meth:`remainder`.
+
+    Example::
+
+        >>> x = torch.tensor([-3., -1.5, 2.5, 5.])
+        >>> x.remainder_(-2)
+        tensor([-1.0000, -1.5000, -1.5000, -1.0000])
+        >>> x
+        tensor([-1.0000, -1.5000, -1.5000, -1.0000])
     """,
     "repeat": """Repeats the tensor along each dimension (`sizes` has at least as many entries as
     the tensor has dimensions).
@@ -986,12 +1634,33 @@ DOCS = {
         >>> torch.tensor([0.5, 1.5, -2.7]).round()
         tensor([ 0.,  2., -3.])
     """,
+    "round_": """In-place version of :meth:`round`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.5, 2.567])
+        >>> x.round_()
+        tensor([0., 2., 3.])
+        >>> y = torch.tensor([0.5, 1.5, 2.567])
+        >>> y.round_(decimals=1)
+        tensor([0.5000, 1.5000, 2.6000])
+    """,
     "rsqrt": """Returns the reciprocal of the square root of each element; see `nbgrad.rsqrt`.
 
     Example::
 
         >>> torch.tensor([0.5, 1.0, 2.0]).rsqrt()
         tensor([1.4142, 1.0000, 0.7071])
+    """,
+    "rsqrt_": """In-place version of :meth:`rsqrt`.
+
+    Example::
+
+        >>> x = torch.tensor([0.25, 1.0, 4.0])
+        >>> x.rsqrt_()
+        tensor([2.0000, 1.0000, 0.5000])
+        >>> x
+        tensor([2.0000, 1.0000, 0.5000])
     """,
     "scatter_add": """Out-of-place `scatter_add_`; see `nbgrad.scatter_add`.
 
@@ -1024,11 +1693,31 @@ DOCS = {
         >>> torch.tensor([-1.5, 0.2, 2.7]).sigmoid()
         tensor([0.1824, 0.5498, 0.9370])
     """,
+    "sigmoid_": """In-place version of :meth:`sigmoid`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 2.0])
+        >>> x.sigmoid_()
+        tensor([0.2689, 0.5000, 0.8808])
+        >>> x
+        tensor([0.2689, 0.5000, 0.8808])
+    """,
     "sign": """Returns the sign (-1, 0 or 1) of each element; see `nbgrad.sign`.
 
     Example::
 
         >>> torch.tensor([-1.5, 0.0, 2.7]).sign()
+        tensor([-1.,  0.,  1.])
+    """,
+    "sign_": """In-place version of :meth:`sign`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.0, 2.7])
+        >>> x.sign_()
+        tensor([-1.,  0.,  1.])
+        >>> x
         tensor([-1.,  0.,  1.])
     """,
     "sin": """Returns the sine of each element; see `nbgrad.sin`.
@@ -1038,11 +1727,31 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).sin()
         tensor([0.4794, 0.8415, 0.9093])
     """,
+    "sin_": """In-place version of :meth:`sin`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.sin_()
+        tensor([0.4794, 0.8415, 0.9093])
+        >>> x
+        tensor([0.4794, 0.8415, 0.9093])
+    """,
     "sinh": """Returns the hyperbolic sine of each element; see `nbgrad.sinh`.
 
     Example::
 
         >>> torch.tensor([0.5, 1.0, 2.0]).sinh()
+        tensor([0.5211, 1.1752, 3.6269])
+    """,
+    "sinh_": """In-place version of :meth:`sinh`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.sinh_()
+        tensor([0.5211, 1.1752, 3.6269])
+        >>> x
         tensor([0.5211, 1.1752, 3.6269])
     """,
     "size": """Returns the shape of the tensor (an `nbgrad.Size`), or the size of dimension `dim`.
@@ -1079,12 +1788,32 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).sqrt()
         tensor([0.7071, 1.0000, 1.4142])
     """,
+    "sqrt_": """In-place version of :meth:`sqrt`.
+
+    Example::
+
+        >>> x = torch.tensor([0.25, 1.0, 4.0])
+        >>> x.sqrt_()
+        tensor([0.5000, 1.0000, 2.0000])
+        >>> x
+        tensor([0.5000, 1.0000, 2.0000])
+    """,
     "square": """Returns the square of each element; see `nbgrad.square`.
 
     Example::
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).square()
         tensor([2.2500, 0.0400, 7.2900])
+    """,
+    "square_": """In-place version of :meth:`square`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.5, 0.5, 2.0])
+        >>> x.square_()
+        tensor([2.2500, 0.2500, 4.0000])
+        >>> x
+        tensor([2.2500, 0.2500, 4.0000])
     """,
     "squeeze": """Returns a view without dimensions of size one; see `nbgrad.squeeze`.
 
@@ -1145,12 +1874,32 @@ DOCS = {
         >>> torch.tensor([0.5, 1.0, 2.0]).tan()
         tensor([ 0.5463,  1.5574, -2.1850])
     """,
+    "tan_": """In-place version of :meth:`tan`.
+
+    Example::
+
+        >>> x = torch.tensor([0.5, 1.0, 2.0])
+        >>> x.tan_()
+        tensor([ 0.5463,  1.5574, -2.1850])
+        >>> x
+        tensor([ 0.5463,  1.5574, -2.1850])
+    """,
     "tanh": """Returns the hyperbolic tangent of each element; see `nbgrad.tanh`.
 
     Example::
 
         >>> torch.tensor([-1.5, 0.2, 2.7]).tanh()
         tensor([-0.9051,  0.1974,  0.9910])
+    """,
+    "tanh_": """In-place version of :meth:`tanh`.
+
+    Example::
+
+        >>> x = torch.tensor([-1.0, 0.0, 2.0])
+        >>> x.tanh_()
+        tensor([-0.7616,  0.0000,  0.9640])
+        >>> x
+        tensor([-0.7616,  0.0000,  0.9640])
     """,
     "tile": """Repeats the tensor along each dimension; see `nbgrad.tile`.
 
@@ -1207,12 +1956,37 @@ DOCS = {
         >>> x.type(torch.float64).dtype
         nbgrad.float64
     """,
+    "type_as": """Returns this tensor cast to the dtype of `other` (itself if it already has it).
+
+    Args:
+        other (Tensor): the tensor whose dtype to take.
+
+    Example::
+
+        >>> torch.tensor([1.7, -2.2]).type_as(torch.tensor([1]))
+        tensor([ 1, -2])
+    """,
     "unbind": """Returns the tuple of slices along `dim`; see `nbgrad.unbind`.
 
     Example::
 
         >>> torch.tensor([[1., 2.], [3., 4.]]).unbind()
         (tensor([1., 2.]), tensor([3., 4.]))
+    """,
+    "uniform_": """Fills this tensor with draws from the uniform distribution on `[from_, to)`.
+
+    Args:
+        from_ (float, optional): the lower bound. Default: 0.0.
+        to (float, optional): the upper bound. Default: 1.0.
+        generator (Generator, optional): the random number generator.
+
+    Example::
+
+        >>> x = torch.empty(1000).uniform_(-2, 3)
+        >>> bool(((x >= -2) & (x < 3)).all())
+        True
+        >>> x.dtype
+        nbgrad.float32
     """,
     "unsqueeze": """Returns a view with a dimension of size one inserted at `dim`; see
     `nbgrad.unsqueeze`.
