@@ -136,3 +136,14 @@ def test_warmup_quiet_and_all(capsys):
     assert capsys.readouterr() == ("", "")
     with pytest.raises(SystemExit):
         warmup.main(["--no-such-flag"])
+
+
+def test_steps_docstring_example_runs():
+    import doctest
+
+    test = doctest.DocTestParser().get_doctest(
+        warmup.steps.__doc__, {"nbgrad": nbgrad}, "steps", None, 0
+    )
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries == 1
