@@ -9,6 +9,7 @@ Running ops through the public API compiles exactly the specializations programs
 """
 
 import argparse
+import operator
 import sys
 import time
 
@@ -22,6 +23,14 @@ __all__ = ["main", "steps"]
 _DTYPES = (torch.float32, torch.float64)
 _COMMON_UNARY = ("neg", "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "square")
 _COMMON_OPTIMIZERS = ("SGD", "Adam", "AdamW")
+# the binary ops written as operators, whose scalar forms (a + 2.0, 2.0 - b) record _ts/_st ops
+_OPERATORS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+    "pow": operator.pow,
+}
 _BIG = 1 << 17  # elements: past codegen.PAR_MIN, so the parallel kernels run
 
 
@@ -36,8 +45,14 @@ def _elementwise(dtype, unary, binary, shapes):
             getattr(torch, name)(x).sum().backward()
         for name in binary:
             a, b = _pos(shape, dtype), _pos(shape, dtype)
-            f = getattr(torch, name)
-            (f(a, b).sum() + f(a, 2.0).sum() + f(2.0, b).sum()).backward()
+            f = _OPERATORS.get(name) or getattr(torch, name)
+            f(a, b).sum().backward()
+            for x, y in ((a, 2.0), (2.0, b)):
+                try:
+                    z = f(x, y)
+                except TypeError:  # PyTorch's maximum, atan2, ... take tensors only
+                    continue
+                z.sum().backward()
             # broadcasting, and a full cotangent (not one value from `sum`)
             c = _pos(shape[-1:], dtype)
             (f(a, c) * a).sum().backward()
