@@ -20,8 +20,8 @@ _PKG = Path(__file__).resolve().parent
 
 # Subpackages of plain Python that no kernel reads (they call ops, never define or feed
 # compiled code): editing them must not recompile every kernel. tests/test_higher_order.py checks
-# that they stay free of Numba.
-PURE_PYTHON = ("autograd", "nn", "func")
+# that they stay free of Numba. (warmup.py only calls ops: editing its list keeps the cache.)
+PURE_PYTHON = ("autograd", "nn", "func", "warmup.py")
 
 
 def _source_hash():
@@ -100,3 +100,6 @@ def numba_cache_dir():
             _DIR_USERS[0] -= 1
             if _DIR_USERS[0] == 0:
                 numba.config.CACHE_DIR = _DIR_USERS[1]
+
+
+from . import _compile_notice  # noqa: E402, F401  (times compiles from the first kernel on)

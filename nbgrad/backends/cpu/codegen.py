@@ -19,7 +19,7 @@ import re
 import sys
 import threading
 
-from ... import _cache
+from ... import _cache, _compile_notice
 from ..._atomic import deferred
 from ...ops import elementwise as ew
 from ...ops import registry
@@ -317,7 +317,8 @@ def load_module(name, source):
     with _LOAD_LOCK, deferred():  # Ctrl-C waits for the compile (a few seconds at most)
         mod = _LOADED.get(name)
         if mod is None:
-            mod = _load(name, source)
+            with _compile_notice.compiling():  # cfuncs compile here, outside Numba's event
+                mod = _load(name, source)
             _LOADED[name] = mod
         return mod
 

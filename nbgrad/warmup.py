@@ -1,0 +1,194 @@
+"""Compile nbgrad's kernels ahead of time: ``python -m nbgrad.warmup [--all] [--quiet]``.
+
+nbgrad compiles each kernel on first use and caches it on disk; a fresh cache makes the first
+program wait. This runs what a typical program runs (elementwise ops and their gradients,
+matmul, reductions, softmax and the losses, an MLP step with the common optimizers) in
+float32 and float64, so that later processes load everything from the cache. ``--all``
+compiles every op's gradient and every elementwise op, optimizer and parallel kernel too.
+Running ops through the public API compiles exactly the specializations programs hit.
+"""
+
+import argparse
+import operator
+import sys
+import time
+
+import nbgrad as torch
+
+from . import _cache
+from .ops import elementwise as _ew
+
+__all__ = ["main", "steps"]
+
+_DTYPES = (torch.float32, torch.float64)
+_COMMON_UNARY = ("neg", "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "square")
+_COMMON_OPTIMIZERS = ("SGD", "Adam", "AdamW")
+# the binary ops written as operators, whose scalar forms (a + 2.0, 2.0 - b) record _ts/_st ops
+_OPERATORS = {
+    "add": operator.add,
+    "sub": operator.sub,
+    "mul": operator.mul,
+    "div": operator.truediv,
+    "pow": operator.pow,
+}
+_BIG = 1 << 17  # elements: past codegen.PAR_MIN, so the parallel kernels run
+
+
+def _pos(shape, dtype):
+    return (torch.rand(*shape, dtype=dtype) + 0.5).requires_grad_()
+
+
+def _elementwise(dtype, unary, binary, shapes):
+    for shape in shapes:
+        for name in unary:
+            x = _pos(shape, dtype)
+            getattr(torch, name)(x).sum().backward()
+        for name in binary:
+            a, b = _pos(shape, dtype), _pos(shape, dtype)
+            f = _OPERATORS.get(name) or getattr(torch, name)
+            f(a, b).sum().backward()
+            for x, y in ((a, 2.0), (2.0, b)):
+                try:
+                    z = f(x, y)
+                except TypeError:  # PyTorch's maximum, atan2, ... take tensors only
+                    continue
+                z.sum().backward()
+            # broadcasting, and a full cotangent (not one value from `sum`)
+            c = _pos(shape[-1:], dtype)
+            (f(a, c) * a).sum().backward()
+
+
+def _linear_algebra(dtype):
+    a, b, v = _pos((4, 3), dtype), _pos((3, 5), dtype), _pos((3,), dtype)
+    (a @ b).sum().backward()
+    (a @ v).sum().backward()
+    (v @ v).backward()
+    torch.bmm(_pos((2, 4, 3), dtype), _pos((2, 3, 5), dtype)).sum().backward()
+    (a.t() @ a).transpose(0, 1).reshape(-1)[1:].sum().backward()
+
+
+def _reductions(dtype):
+    x = _pos((4, 5), dtype)
+    (x.sum() + x.mean() + x.max() + x.sum(1).sum() + x.mean(0).sum()).backward()
+    (x.amax(1).sum() + x.var() + x.std() + x.norm() + x.logsumexp(1).sum()).backward()
+    (x.max(dim=1).values.sum() + x.prod() + x.cumsum(1).sum()).backward()
+
+
+def _losses(dtype):
+    x = _pos((4, 5), dtype)
+    target = torch.tensor([0, 2, 4, 1])
+    F = torch.nn.functional
+    loss = F.cross_entropy(x, target) + F.nll_loss(F.log_softmax(x, 1), target)
+    loss = loss + F.softmax(x, 1).sum() + F.mse_loss(x, torch.zeros_like(x))
+    loss.backward()
+
+
+def _mlp_steps(dtype, optimizers):
+    torch.manual_seed(0)
+    nn = torch.nn
+    model = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3)).to(dtype)
+    x, target = torch.randn(5, 6, dtype=dtype), torch.tensor([0, 1, 2, 1, 0])
+    for name in optimizers:
+        opt = getattr(torch.optim, name)(model.parameters(), lr=1e-3)
+        for _ in range(2):
+            opt.zero_grad()
+            nn.functional.cross_entropy(model(x), target).backward()
+            opt.step()
+
+
+def _every_vjp(dtype):
+    """Every registered op's VJP wrapper, whether or not the steps above ran it."""
+    from .backends.cpu import dispatch
+    from .ops import registry
+
+    dt = 0 if dtype == torch.float32 else 1
+    dispatch.ensure([(op.code, dt) for op in registry.OPS if op.vjp is not None])
+
+
+def steps(everything=False):
+    """The work `main` does: (label, function) pairs, run in order.
+
+    Args:
+        everything (bool): every elementwise op, optimizer, op's gradient and the parallel
+            kernels, not only what a typical program uses. Default: ``False``.
+
+    Example::
+
+        >>> [label for label, _ in nbgrad.warmup.steps()][:2]
+        ['elementwise float32', 'matmul float32']
+    """
+    unary = tuple(n for n in _ew.UNARY if hasattr(torch, n)) if everything else _COMMON_UNARY
+    binary = tuple(_ew.BINARY) if everything else ("add", "sub", "mul", "div", "pow")
+    shapes = ((3,), (4, 5)) + (((_BIG,),) if everything else ())
+    optimizers = _COMMON_OPTIMIZERS
+    if everything:
+        optimizers = tuple(n for n in dir(torch.optim) if n[0].isupper())
+        optimizers = tuple(n for n in optimizers if n not in ("Optimizer", "LBFGS"))
+    out = []
+    for dtype in _DTYPES:
+        tag = str(dtype).replace("nbgrad.", "")
+        out += [
+            (f"elementwise {tag}", lambda d=dtype: _elementwise(d, unary, binary, shapes)),
+            (f"matmul {tag}", lambda d=dtype: _linear_algebra(d)),
+            (f"reductions {tag}", lambda d=dtype: _reductions(d)),
+            (f"softmax and losses {tag}", lambda d=dtype: _losses(d)),
+            (f"MLP and optimizers {tag}", lambda d=dtype: _mlp_steps(d, optimizers)),
+        ]
+        if everything:
+            out.append((f"every op's gradient {tag}", lambda d=dtype: _every_vjp(d)))
+    return out
+
+
+def _bar(done, total, label, start, width=24):
+    fill = width * done // total
+    return (
+        f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total} "
+        f"{time.perf_counter() - start:5.0f} s  {label:<32}"
+    )
+
+
+def main(argv=None):
+    """Compile the kernels into the on-disk cache; ``python -m nbgrad.warmup`` runs this.
+
+    Shows a progress bar on stderr and prints the cache directory and the time taken
+    (counted from nbgrad's import, which compiles too).
+
+    Args:
+        argv (list of str, optional): command-line arguments, ``--all`` for every op and
+            dtype, ``--quiet`` to print nothing. Default: ``sys.argv[1:]``.
+
+    Returns:
+        0 (the exit status).
+
+    Example::
+
+        >>> nbgrad.warmup.main(["--quiet"])
+        0
+    """
+    p = argparse.ArgumentParser(
+        prog="python -m nbgrad.warmup",
+        description="Compile nbgrad's kernels ahead of time into its on-disk cache.",
+    )
+    p.add_argument("--all", action="store_true", help="every op and dtype, not only common ones")
+    p.add_argument("--quiet", action="store_true", help="print nothing")
+    args = p.parse_args(argv)
+    from . import _compile_notice
+
+    todo = steps(args.all)
+    start = _compile_notice.STARTED
+    tty = sys.stderr.isatty()
+    for i, (label, fn) in enumerate(todo):
+        if not args.quiet and tty:
+            print(_bar(i, len(todo), label, start), end="", file=sys.stderr, flush=True)
+        fn()
+        if not args.quiet and not tty:
+            print(_bar(i + 1, len(todo), label, start).strip(), file=sys.stderr, flush=True)
+    if not args.quiet:
+        if tty:
+            print(_bar(len(todo), len(todo), "done", start), file=sys.stderr)
+        print(f"nbgrad: kernels compiled into {_cache.DIR} in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
