@@ -6,7 +6,6 @@ import numpy as np
 from corpus._util import init_from_numpy
 
 
-
 def run(torch):
     nn = torch.nn
     checkpoint = torch.utils.checkpoint.checkpoint

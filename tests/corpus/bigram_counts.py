@@ -3,7 +3,6 @@ one-layer network trained by hand (one_hot, exp, normalise, negative log likelih
 
 import numpy as np
 
-
 WORDS = ["emma", "olivia", "ava", "isabella", "sophia", "mia", "amelia", "harper", "evelyn"]
 
 

@@ -8,7 +8,6 @@ import numpy as np
 from corpus._util import init_from_numpy
 
 
-
 def run(torch):
     nn, F = torch.nn, torch.nn.functional
 

@@ -6,7 +6,6 @@ import numpy as np
 from corpus._util import init_from_numpy
 
 
-
 def run(torch, steps=4, T=50):
     nn = torch.nn
     betas = torch.linspace(1e-4, 0.02, T)

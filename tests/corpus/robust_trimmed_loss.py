@@ -5,7 +5,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-
 NEEDS = "Tensor.median"
 
 

@@ -6,7 +6,6 @@ import numpy as np
 from corpus._util import init_from_numpy
 
 
-
 def run(torch, steps=6):
     nn = torch.nn
     rng = np.random.default_rng(48)

@@ -4,7 +4,6 @@ confusion matrix accumulated with index_put_(accumulate=True)."""
 import numpy as np
 
 
-
 def accuracy(torch, output, target, topk=(1,)):
     with torch.no_grad():
         maxk = max(topk)
