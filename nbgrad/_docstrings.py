@@ -209,3 +209,11 @@ _docs.attach(Tensor, "tensor")
 _docs.attach(sys.modules[__package__], "functions")
 _docs.attach(f"{__package__}.autograd", "autograd")
 _docs.attach(serialization, "serialization")
+
+# the composite methods (tril, sort, topk, ...) say what their functions say
+from .tensor import COMPOSITE_METHODS  # noqa: E402
+
+for _name in COMPOSITE_METHODS:
+    _method = Tensor.__dict__[_name]
+    if not _method.__doc__:
+        _method.__doc__ = getattr(sys.modules[__package__], _name).__doc__

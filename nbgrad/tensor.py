@@ -39,16 +39,7 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}  # fmt: skip
 
 
-class _TensorType(type):
-    def __getattr__(cls, name):  # only for names the class lacks: `nbgrad.Tensor.lu`
-        from ._torch_names import NAMES, missing
-
-        if name in NAMES["torch.Tensor"]:
-            raise missing("torch.Tensor", name)
-        raise AttributeError(f"type object {cls.__name__!r} has no attribute {name!r}")
-
-
-class Tensor(metaclass=_TensorType):
+class Tensor:
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
     # tensor (ops/viewbase.py), view: what this tensor is a view of
@@ -132,14 +123,6 @@ class Tensor(metaclass=_TensorType):
 
     def __init__(self, *args, **kwargs):
         pass
-
-    def __getattr__(self, name):
-        # only reached when the lookup failed: PyTorch's names say nbgrad lacks them
-        from ._torch_names import NAMES, missing
-
-        if name in NAMES["torch.Tensor"] and not hasattr(type(self), name):
-            raise missing("torch.Tensor", name)
-        return object.__getattribute__(self, name)  # Python's error, or a property's own
 
     def __del__(self):
         try:
@@ -1547,4 +1530,31 @@ for _name, _f in (
 ):
     setattr(Tensor, _name, _f)
 
+
+class _Missing:
+    """A PyTorch Tensor name nbgrad lacks: reading it (on a tensor or on the class) raises
+    an AttributeError saying so, and `hasattr` is False. A descriptor rather than a
+    `__getattr__`: a class with `__getattr__` makes every attribute read slower (~30 ns, a
+    tenth of an op's cost), these cost nothing until read."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        from ._torch_names import missing
+
+        raise missing("torch.Tensor", self.name)
+
+
+def _mark_missing():
+    from ._torch_names import NAMES
+
+    for name in NAMES["torch.Tensor"]:
+        if not hasattr(Tensor, name):
+            setattr(Tensor, name, _Missing(name))
+
+
+_mark_missing()
 __all__ = ["Tensor", "is_tensor"]

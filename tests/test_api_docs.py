@@ -55,8 +55,8 @@ def _target(path):
 def _public(path):
     """Public names of the module (its `__all__`, else what it defines) or of Tensor."""
     obj = _target(path)
-    if isinstance(obj, type):
-        return {n for n in dir(obj) if not n.startswith("_")}
+    if isinstance(obj, type):  # (PyTorch's names it lacks are listed but unreadable)
+        return {n for n in dir(obj) if not n.startswith("_") and hasattr(obj, n)}
     names = getattr(obj, "__all__", None)
     if names is None:  # what it defines: not functions or classes imported from elsewhere
         names = [

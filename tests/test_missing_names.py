@@ -31,7 +31,7 @@ def _targets():
 
 def _lacking(path, obj):
     """Some names PyTorch has at `path` that `obj` lacks (computed, not hand-picked)."""
-    names = sorted(n for n in _torch_names.NAMES[path] if n not in dir(obj))
+    names = sorted(n for n in _torch_names.NAMES[path] if not hasattr(obj, n))
     assert names, f"nbgrad has every name of {path}?"
     return names[:: max(1, len(names) // 25)]
 

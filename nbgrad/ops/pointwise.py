@@ -320,6 +320,10 @@ def _keeps_scalar(save, name):
     return save
 
 
+# `out=` of the unary functions: nbgrad/_out.py (above this module) puts its writer here
+OUT_WRITER: list = [None]
+
+
 def _fast_unary(name, locked=False):
     """The fast function of a unary op. Recording, it changes the tape lock-free while one
     thread uses nbgrad; with several (`_mt.MT.on`) it runs its twin built with `locked`,
@@ -332,11 +336,13 @@ def _fast_unary(name, locked=False):
     L = T.lock
     twin = None if locked else _fast_unary(name, True)
 
-    def f(x):
+    def f(x, *, out=None):
+        if out is not None:  # PyTorch's `out=` (nbgrad/_out.py checks and writes it)
+            return OUT_WRITER[0](name, f, (x,), out)
         if type(x) not in _TT or x._data.dtype.kind != "f":
             return unary(name, x)
         d = x._data
-        out = np.empty(d.shape, d.dtype)
+        res = np.empty(d.shape, d.dtype)
         if x._rg and STATE.enabled:
             if MT.on and twin is not None:
                 with L:
@@ -347,34 +353,35 @@ def _fast_unary(name, locked=False):
             s = T.free.pop() if T.free else T.new_slot()
             T.handles[s] = 1
             if d.size < PAR_MIN:
-                k = rec(d, out, _TAPE_ADDR, s, sx, mode)
+                k = rec(d, res, _TAPE_ADDR, s, sx, mode)
                 if k < 0:
                     T.reserve(3, 1)
-                    k = rec(d, out, _TAPE_ADDR, s, sx, mode)
+                    k = rec(d, res, _TAPE_ADDR, s, sx, mode)
                 if save is not None:
-                    T.saved[k] = save(d, out)
+                    T.saved[k] = save(d, res)
             else:
-                kp(d, out)
-                sv = None if save is None else save(d, out)
-                T.record_small(code, _DT[d.dtype.char], s, out, 1, sx, 0, 0, 0.0, sv)
+                kp(d, res)
+                sv = None if save is None else save(d, res)
+                T.record_small(code, _DT[d.dtype.char], s, res, 1, sx, 0, 0, 0.0, sv)
             t = _new(Tensor)
-            t._data = out
+            t._data = res
             t._slot = s
             t._rg = True
             t._aux = None
             return t
         if d.size < PAR_MIN:
-            k1(d, out)
+            k1(d, res)
         else:
-            kp(d, out)
+            kp(d, res)
         t = _new(Tensor)
-        t._data = out
+        t._data = res
         t._slot = -1
         t._rg = False
         t._aux = None
         return t
 
     f.__name__ = name
+    f.takes_out = True
     CRITICAL.add(f.__code__)
     return f
 
