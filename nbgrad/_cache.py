@@ -102,4 +102,6 @@ def numba_cache_dir():
                 numba.config.CACHE_DIR = _DIR_USERS[1]
 
 
-from . import _compile_notice  # noqa: E402, F401  (times compiles from the first kernel on)
+from . import _compile_notice  # noqa: E402  (times compiles from the first kernel on)
+
+_compile_notice.CACHE_DIR[0] = DIR

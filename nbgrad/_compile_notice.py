@@ -50,23 +50,23 @@ def set_compile_notice(enabled):
     _ENABLED[0] = bool(enabled)
 
 
+# the kernel cache's directory (`_cache.py`, which imports this module, puts it here)
+CACHE_DIR: list = [None]
+
+
 def _record_path():
     # the last process that compiled for long leaves its total here, for the next estimate
-    from . import _cache
-
-    return _cache.DIR.parent / "last-compile-seconds"
+    return CACHE_DIR[0].parent / "last-compile-seconds"
 
 
 def message():
-    from . import _cache
-
     try:
         last = float(_record_path().read_text())
         est = f"about {last:.0f} s on this machine; "
     except (OSError, ValueError):
         est = ""
     return (
-        f"nbgrad: compiling kernels for first use (cached afterwards in {_cache.DIR}; {est}"
+        f"nbgrad: compiling kernels for first use (cached afterwards in {CACHE_DIR[0]}; {est}"
         "`python -m nbgrad.warmup` compiles them ahead of time; set NBGRAD_QUIET=1 to silence)"
     )
 

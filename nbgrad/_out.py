@@ -110,6 +110,7 @@ def with_out(fn, rule, name=None):
             return write(name, rule, fn, args, kwargs, out)
 
     f.__name__ = f.__qualname__ = name
+    f.__module__ = "nbgrad.functions"  # where it is public (and the API reference finds it)
     f.__doc__ = fn.__doc__
     f.__wrapped__ = fn
     return f

@@ -141,6 +141,8 @@ class Optimizer:
                 if p.is_cuda:
                     from ..backends.cuda import optim as cuda_optim
 
+                    for t in bufs:  # (the kernel writes by address, like the CPU one)
+                        check_buffer(t, p)
                     cuda_optim.step(type(self)._kernel.py_func.__name__, p, bufs, ts[-1], h)
                     stepped.append(p)
                     continue

@@ -70,10 +70,6 @@ def step(kind, p, bufs, step_t, h):
     """Update CUDA parameter `p` in place. bufs: gradient and state tensors (checked by
     the caller against p's dtype, size and device); h: the optimizer's hyperparameter row
     (flags as 0/1 floats, as for the CPU kernel)."""
-    from ...optim.optimizer import check_buffer
-
-    for t in bufs:
-        check_buffer(t, p)
     n = p._data.size
     if not n:
         return
