@@ -296,8 +296,9 @@ def slogdet(A, *, out=None):
 
     Example::
 
-        >>> torch.linalg.slogdet(torch.tensor([[1., 2.], [3., 4.]]))
-        torch.return_types.linalg_slogdet(sign=tensor(-1.), logabsdet=tensor(0.6931))
+        >>> sign, logabsdet = torch.linalg.slogdet(torch.tensor([[1., 2.], [3., 4.]]))
+        >>> sign, logabsdet
+        (tensor(-1.), tensor(0.6931))
     """
     _matrix(A, "linalg.slogdet")
     return return_types_slogdet(*_Slogdet.apply(A))

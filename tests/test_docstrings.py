@@ -37,6 +37,9 @@ NBGRAD_ONLY = {
     "randn": "calls manual_seed (as above)",
     "cuda.is_simulated": "nbgrad only (PyTorch has no CUDA simulator)",
     "compile": "PyTorch's compile would build C++ kernels: slow, and needs a compiler",
+    "warmup.main": "nbgrad only (PyTorch compiles nothing ahead of time this way)",
+    "warmup.steps": "as warmup.main",
+    "utils.set_compile_notice": "nbgrad only (the notice of nbgrad's kernel compiler)",
 }
 # Modules whose examples run in nbgrad only, with the reason.
 NBGRAD_ONLY_MODULES = {

@@ -30,8 +30,8 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
         >>> x = torch.randn(8, 3)
         >>> w = torch.randn(3)
-        >>> torch.func.vmap(torch.dot, in_dims=(0, None))(x, w).shape
-        torch.Size([8])
+        >>> tuple(torch.func.vmap(torch.dot, in_dims=(0, None))(x, w).shape)
+        (8,)
     """
     if randomness not in _RANDOMNESS:
         raise RuntimeError(
