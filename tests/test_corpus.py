@@ -87,8 +87,8 @@ def test_program(name):
     got = plain(prog.run(nbgrad))
     try:
         import torch
-    except ImportError:
-        assert finite(got), got
+    except ImportError:  # no reference: at least no NaN/inf where the program expects none
+        assert getattr(prog, "NONFINITE", False) or finite(got), got
         return
     want = plain(prog.run(torch))
     compare(got, want, getattr(prog, "TOL", DEFAULT_TOL))
