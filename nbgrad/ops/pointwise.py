@@ -320,6 +320,8 @@ def _keeps_scalar(save, name):
     return save
 
 
+_HELD = type(MT)()  # `.on` stays False
+
 # `out=` of the unary functions: nbgrad/_out.py (above this module) puts its writer here
 OUT_WRITER: list = [None]
 
@@ -335,6 +337,8 @@ def _fast_unary(name, locked=False):
     T = TAPE
     L = T.lock
     twin = None if locked else _fast_unary(name, True)
+    M = _HELD if locked else MT  # the twin runs under the lock already
+    H = T.handles  # a list the tape only ever extends
 
     def f(x, *, out=None):
         if out is not None:  # PyTorch's `out=` (nbgrad/_out.py checks and writes it)
@@ -344,14 +348,14 @@ def _fast_unary(name, locked=False):
         d = x._data
         res = np.empty(d.shape, d.dtype)
         if x._rg and STATE.enabled:
-            if MT.on and twin is not None:
+            if M.on:
                 with L:
                     return twin(x)
             sx = x._slot
             if sx < 0:
                 sx = T.leaf_slot(x)
             s = T.free.pop() if T.free else T.new_slot()
-            T.handles[s] = 1
+            H[s] = 1
             if d.size < PAR_MIN:
                 k = rec(d, res, _TAPE_ADDR, s, sx, mode)
                 if k < 0:
@@ -398,6 +402,8 @@ def _fast_binary(name, locked=False):
     T = TAPE
     L = T.lock
     twin = None if locked else _fast_binary(name, True)  # see _fast_unary
+    M = _HELD if locked else MT
+    H = T.handles
 
     def f(a, b):
         if type(a) in _TT:
@@ -407,14 +413,14 @@ def _fast_binary(name, locked=False):
                 out = np.empty(da.shape, da.dtype)
                 c = float(b)
                 if a._rg and STATE.enabled:
-                    if MT.on and twin is not None:
+                    if M.on:
                         with L:
                             return twin(a, b)
                     sa = a._slot
                     if sa < 0:
                         sa = T.leaf_slot(a)
                     s = T.free.pop() if T.free else T.new_slot()
-                    T.handles[s] = 1
+                    H[s] = 1
                     k = r_ts(da, c, out, _TAPE_ADDR, s, sa, m_ts)
                     if k < 0:
                         T.reserve(3, 1)
@@ -439,7 +445,7 @@ def _fast_binary(name, locked=False):
                 if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
                     out = np.empty(da.shape, da.dtype)
                     if (a._rg or b._rg) and STATE.enabled:
-                        if MT.on and twin is not None:
+                        if M.on:
                             with L:
                                 return twin(a, b)
                         sa = a._slot
@@ -449,7 +455,7 @@ def _fast_binary(name, locked=False):
                         if sb < 0:
                             sb = T.leaf_slot(b)
                         s = T.free.pop() if T.free else T.new_slot()
-                        T.handles[s] = 1
+                        H[s] = 1
                         if da.size < PAR_MIN:
                             k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
                             if k < 0:
@@ -484,14 +490,14 @@ def _fast_binary(name, locked=False):
                 out = np.empty(db.shape, db.dtype)
                 c = float(a)
                 if b._rg and STATE.enabled:
-                    if MT.on and twin is not None:
+                    if M.on:
                         with L:
                             return twin(a, b)
                     sb = b._slot
                     if sb < 0:
                         sb = T.leaf_slot(b)
                     s = T.free.pop() if T.free else T.new_slot()
-                    T.handles[s] = 1
+                    H[s] = 1
                     k = r_st(c, db, out, _TAPE_ADDR, s, sb, m_st)
                     if k < 0:
                         T.reserve(3, 1)
