@@ -82,7 +82,7 @@ __version__ = "0.1.0"
 from . import linalg  # noqa: E402
 from .linalg import det, logdet, slogdet  # noqa: E402
 from .linalg import inv as inverse  # noqa: E402
-from .ops.cumulative import cummax, cummin, cumprod  # noqa: E402
+from .ops.cumulative import cummax, cummin, cumprod, logcumsumexp  # noqa: E402
 from .ops.products import addmm, baddbmm, cdist, kron, tensordot  # noqa: E402
 from .ops.rearrange import cartesian_prod, meshgrid, repeat_interleave, roll  # noqa: E402
 from .ops.sorting import (  # noqa: E402

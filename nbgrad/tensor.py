@@ -1114,6 +1114,9 @@ class Tensor:
     def cummin(self, dim):
         return _fn_ops().cummin(self, dim)
 
+    def logcumsumexp(self, dim):
+        return _fn_ops().logcumsumexp(self, dim)
+
     def roll(self, shifts, dims=None):
         return _fn_ops().roll(self, shifts, dims)
 
@@ -1366,6 +1369,7 @@ COMPOSITE_METHODS = frozenset(
         "cumprod",
         "cummax",
         "cummin",
+        "logcumsumexp",
         "roll",
         "repeat_interleave",
         "lerp",

@@ -1,20 +1,51 @@
-"""The op table: one entry per op, holding its code, node name and VJP kernel.
+"""The op table: one entry per op, holding everything the engine needs to run its rows.
 
-An op's VJP is an @njit function `vjp(T, k, V)` reading row k of the tape `T` (see
-`nbgrad.backends.cpu.rowio`); `V` is the dtype view (`v32`/`v64`), so each VJP is written
-once and compiled per float dtype. The reverse sweep (`backends/cpu/dispatch.py`) is
-compiled once and calls each row's VJP through a pointer in a table indexed by this code,
-filled on first use, so registering an op is all it takes to put it in the sweep.
-Elementwise ops are registered by `ops/elementwise.py` from scalar rules; their VJPs are
-generated (`backends/cpu/codegen.py`).
+An op is declared once, in the module of its family (`ops/<family>.py`), with its facets
+side by side (`declare`):
+
+- `attrs`: the names of the row's integer attributes (and `fattrs`, its float ones). The
+  declaration turns them into a tuple of positions, `OP.a`, so every reader says
+  `iattr(T, k, A.outer)` in a kernel or `row.attrs().outer` in Python, never a bare index;
+  `OP.pack(outer=..., ...)` builds the tuple a row records, refusing a missing or unknown
+  name. One schema per op, shared by the CPU and CUDA rows.
+- `vjp`: the CPU VJP kernel, an @njit function `vjp(T, k, V)` reading row k of the tape
+  `T` (see `nbgrad.backends.cpu.rowio`); `V` is the dtype view (`v32`/`v64`), so each VJP
+  is written once and compiled per float dtype. The reverse sweep
+  (`backends/cpu/dispatch.py`) is compiled once and calls each row's VJP through a pointer
+  in a table indexed by the op's code, filled on first use, so declaring an op is all it
+  takes to put it in the sweep.
+- `replay`: the compiled forward `fwd(T, k, V)` that `nbgrad.compile` runs for the row
+  (`_compile/row_forwards.py` wraps it as it wraps VJPs), where the row can be replayed.
+- `cuda_vjp`: the launcher `fn(G, k)` the GPU sweep calls for a CUDA row
+  (`backends/cuda/sweep.py`); its kernels live in `backends/cuda/kernels.py`.
+- `dvjp`: the differentiable VJP `fn(row, *gouts) -> input gradients`, written with
+  nbgrad ops, for `create_graph=True`, forward mode and batched gradients
+  (`autograd/graph.py`).
+
+Elementwise ops are declared by `ops/elementwise.py` from scalar rules; their kernels and
+VJPs are generated (`backends/cpu/codegen.py`). Ops declared with `register` alone (older
+families, not yet moved to `declare`) keep their facets in the per-facet tables the sweep,
+the GPU sweep, replay and higher order also read.
 """
+
+from collections import namedtuple
 
 
 class OpDef:
-    __slots__ = ("name", "code", "node", "vjp", "rule")
+    __slots__ = ("name", "code", "node", "vjp", "rule", "a", "f", "replay", "cuda_vjp", "dvjp")
 
     def __init__(self, name, code, node, vjp, rule):
         self.name, self.code, self.node, self.vjp, self.rule = name, code, node, vjp, rule
+        self.a = self.f = None  # attribute positions, by name (`declare`)
+        self.replay = self.cuda_vjp = self.dvjp = None
+
+    def pack(self, **values):
+        """The row's integer attributes, in the declared order."""
+        return tuple(type(self.a)(**values))
+
+    def pack_f(self, **values):
+        """The row's float attributes, in the declared order."""
+        return tuple(type(self.f)(**values))
 
     def __repr__(self):
         return f"OpDef({self.name!r}, code={self.code})"
@@ -32,6 +63,27 @@ def register(name, node, vjp=None, rule=None):
     op = OpDef(name, len(OPS), node, vjp, rule)
     OPS.append(op)
     BY_NAME[name] = op
+    return op
+
+
+def attrs(*names):
+    """Named attribute positions: `attrs("outer", "n").n == 1`. A global tuple, so a kernel
+    reading `iattr(T, k, A.n)` compiles it to a constant."""
+    return namedtuple("attrs", names)(*range(len(names)))
+
+
+def _ref(fn):
+    """ "module:function" of a compiled function, the form generated wrappers import."""
+    py = getattr(fn, "py_func", fn)
+    return f"{py.__module__}:{py.__name__}"
+
+
+def declare(name, node, *, a=None, f=None, vjp=None, replay=None, cuda_vjp=None, dvjp=None):
+    """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`."""
+    op = register(name, node, None if vjp is None else _ref(vjp))
+    op.a, op.f = a if a is not None else attrs(), f if f is not None else attrs()
+    op.replay = None if replay is None else _ref(replay)
+    op.cuda_vjp, op.dvjp = cuda_vjp, dvjp
     return op
 
 

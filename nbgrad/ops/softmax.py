@@ -1,9 +1,11 @@
-"""softmax and log_softmax: one fused forward kernel and one fused VJP kernel each.
+"""softmax and log_softmax, declared with all their facets (see `registry.declare`).
 
-A tensor is seen as (outer, n, inner) around the softmax dim. Rows along the last dim
-(inner == 1) are processed in place; other dims go through a small contiguous buffer.
-The row loops are the vectorised primitives of `vecloops` (max, sums, and `exp_flush`,
-the exp of arguments <= 0).
+A tensor is seen as (outer, n, inner) around the softmax dim. On the CPU, rows along the
+last dim (inner == 1) are processed in place; other dims go through a small contiguous
+buffer. The row loops are the vectorised primitives of `vecloops` (max, sums, and
+`exp_flush`, the exp of arguments <= 0). On the GPU the dim is moved last first (a
+recorded permute), so a CUDA row always has inner == 1; its kernels are
+`softmax_rows`/`softmax_vjp` in `backends/cuda/kernels.py`.
 """
 
 import math
@@ -17,11 +19,12 @@ from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import register
+from .registry import attrs, declare
 from .vecloops import exp_flush, rdot, rmax, rsum
 
-_SOFTMAX = register("softmax", "SoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
-_LOG_SOFTMAX = register("log_softmax", "LogSoftmaxBackward0", "nbgrad.ops.softmax:vjp_softmax")
+# a row's attributes: the input as (outer, n, inner) around the dim, and whether it is
+# log_softmax (both ops share every facet)
+A = attrs("outer", "n", "inner", "log")
 PAR_MIN = 1 << 15
 
 
@@ -142,7 +145,8 @@ def vjp_softmax(T, k, V):
     s_x = in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    outer, n, inner, log = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3) != 0
+    outer, n, inner = iattr(T, k, A.outer), iattr(T, k, A.n), iattr(T, k, A.inner)
+    log = iattr(T, k, A.log) != 0
     g = cot(T, s_y, V)
     y = value(T, s_y, V)
     gx = cot(T, s_x, V)
@@ -188,9 +192,7 @@ def _softmax(x, dim, dtype, log, name):
             f"\"{name}_lastdim_kernel_impl\" not implemented for '{_scalar_name(x.dtype)}'"
         )
     if x.is_cuda:
-        from ..backends.cuda.ops import softmax as cuda_softmax
-
-        return cuda_softmax(x, dim, log)
+        return _cuda_softmax(x, dim, log)
     d = _wrap_dim(dim, data.ndim)
     outer, n, inner = layout(data.shape, d)
     out = np.empty_like(data)
@@ -199,8 +201,9 @@ def _softmax(x, dim, dtype, log, name):
             fwd_par(data, out, outer, n, inner, log)
         else:
             fwd(data, out, outer, n, inner, log)
-    op = _LOG_SOFTMAX if log else _SOFTMAX
-    return emit(op, out, (x,), iattrs=(outer, n, inner, int(log)), saved=(out,))
+    op = LOG_SOFTMAX if log else SOFTMAX
+    ia = op.pack(outer=outer, n=n, inner=inner, log=int(log))
+    return emit(op, out, (x,), iattrs=ia, saved=(out,))
 
 
 def softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: A002
@@ -209,3 +212,82 @@ def softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: A002
 
 def log_softmax(input, dim=None, dtype=None, _stacklevel=3):  # noqa: A002
     return _softmax(input, dim, dtype, True, "log_softmax")
+
+
+# -- compiled replay (nbgrad.compile): the eager kernel, as eager picks it -----------------
+@njit(cache=True, error_model="numpy")
+def replay_softmax(T, k, V):
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    x, y = value(T, s_x, V), value(T, s_y, V)
+    outer, n, inner = iattr(T, k, A.outer), iattr(T, k, A.n), iattr(T, k, A.inner)
+    log = iattr(T, k, A.log) != 0
+    if x.size == 0:
+        return
+    if x.size >= PAR_MIN and outer > 1:
+        fwd_par(x, y, outer, n, inner, log)
+    else:
+        fwd(x, y, outer, n, inner, log)
+
+
+# -- CUDA: forward and VJP launchers (kernels in backends/cuda/kernels.py) ----------------
+def _cuda_softmax(x, dim, log):
+    from ..backends.cuda import runtime as rt
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch_grid
+    from ..backends.cuda.ops import _float, permute, wrap
+
+    _float(x, "softmax")
+    nd = x._data.ndim
+    d = _wrap_dim(dim, nd) if nd else 0
+    if nd and d != nd - 1:  # move the dim last and back (two recorded permute copies)
+        perm = tuple(i for i in range(nd) if i != d) + (d,)
+        inv = tuple(perm.index(i) for i in range(nd))
+        return permute(_cuda_softmax(permute(x, perm), -1, log), inv)
+    n = x._data.shape[-1] if nd else 1
+    out = rt.empty(x._data.shape, x._data.dtype)
+    rows = out.size // n if n else 0
+    if rows:
+        L = rt.configure()
+        launch_grid(
+            build().softmax_rows, min(rows, L.max_blocks * 16), L.tpb, x._data.flat, out.flat,
+            n, log,
+        )  # fmt: skip
+    op = LOG_SOFTMAX if log else SOFTMAX
+    ia = op.pack(outer=rows, n=n, inner=1, log=int(log))
+    return wrap(out, (x,), op, iattrs=ia, saved=(out,))
+
+
+def _cuda_vjp(G, k):
+    from ..backends.cuda import runtime as rt
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch_grid
+
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    a = type(A)(*G.iattrs(k))
+    (y,) = G.saved(k)
+    gx, acc = G.take(sx)
+    L = rt.configure()
+    launch_grid(
+        build().softmax_vjp, min(a.outer, L.max_blocks * 16), L.tpb, G.cot(G.out(k, 0)), y,
+        gx, a.n, a.log, acc,
+    )  # fmt: skip
+
+
+# -- differentiable VJP (create_graph, forward mode, batched gradients) --------------------
+def _dvjp(row, g):
+    """softmax: gx = y (g - sum(g y)); log_softmax: gx = g - exp(y) sum(g), along the dim."""
+    a = row.attrs()
+    g3 = g.reshape(row.bshape + (a.outer, a.n, a.inner))
+    y3 = row.y().reshape(a.outer, a.n, a.inner)
+    if a.log:
+        gx = g3 - y3.exp() * g3.sum(dim=-2, keepdim=True)
+    else:
+        gx = y3 * (g3 - (g3 * y3).sum(dim=-2, keepdim=True))
+    return (gx.reshape(row.bshape + row.shape(row.ins[0])),)
+
+
+_FACETS = dict(a=A, vjp=vjp_softmax, replay=replay_softmax, cuda_vjp=_cuda_vjp, dvjp=_dvjp)
+SOFTMAX = declare("softmax", "SoftmaxBackward0", **_FACETS)
+LOG_SOFTMAX = declare("log_softmax", "LogSoftmaxBackward0", **_FACETS)

@@ -26,6 +26,7 @@ import numpy as np
 from ... import _dtype
 from ...backends.cuda.record import CUDA_DT
 from ...backends.cuda.runtime import CudaArray
+from ...ops.registry import BY_NAME, OPS
 from ...tape import (
     R_DT,
     R_FLEN,
@@ -83,6 +84,11 @@ class Row:
             rg = tuple([TAPE.S.item(i, S_RG) != 0 for i in self.ins])
         self._rg = rg  # per input: whether it takes a gradient
         self.cuda = TAPE.R.item(k, R_DT) >= CUDA_DT  # a GPU row (its saved arrays on the GPU)
+
+    def attrs(self):
+        """The row's integer attributes by the names its op declares (`ops/registry.py`)."""
+        a = BY_NAME[self.name].a
+        return type(a)(*[int(v) for v in self.iattrs[: len(a)]])
 
     @property
     def iattrs(self):
@@ -268,6 +274,10 @@ def sum_to(g, shape, nb):
 
 def _load():
     from . import elementwise, nn, shape, tensorops  # noqa: F401  (register their VJPs)
+
+    for op in OPS:  # ops declared with their differentiable VJP (ops/registry.py)
+        if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:
+            defvjp(op.name)(op.dvjp)
 
 
 __all__ = ["DVJP", "Row", "defvjp", "handle", "host", "on_device", "sum_to", "wrap"]

@@ -1,7 +1,7 @@
-"""Differentiable VJPs of reductions, activations, softmax and losses.
+"""Differentiable VJPs of reductions, activations and losses.
 
 Each VJP below is its op's compiled VJP (ops/reduce.py, select.py, activations.py,
-softmax.py, losses.py) written with nbgrad ops, so it is recorded under create_graph and
+losses.py) written with nbgrad ops, so it is recorded under create_graph and
 broadcasts over the cotangent's leading batch dims. What is piecewise constant in the
 inputs (masks of ties, of active pieces, one-hot targets, signs) is a constant array;
 what varies smoothly is recomputed with nbgrad ops from the values the row saved (or read
@@ -226,24 +226,6 @@ def _activation(row, g):
     # softplus: p0 beta, p1 threshold; the identity above the threshold
     lin = xd * p0 > p1
     return (g * ((x * p0).sigmoid() * _mask(row, ~lin) + _mask(row, lin)),)
-
-
-# -- softmax -------------------------------------------------------------------------------
-@defvjp("softmax", "log_softmax")
-def _softmax(row, g):
-    """softmax: gx = y (g - sum(g y)); log_softmax: gx = g - exp(y) sum(g), along the dim."""
-    if row.cuda:  # a GPU row: along the last dim, of length C
-        C, log = (int(v) for v in row.iattrs[:2])
-        outer, n, inner = row.numel(row.ins[0]) // C if C else 0, C, 1
-    else:
-        outer, n, inner, log = (int(v) for v in row.iattrs[:4])
-    g3 = g.reshape(row.bshape + (outer, n, inner))
-    y3 = row.y().reshape(outer, n, inner)
-    if log:
-        gx = g3 - y3.exp() * g3.sum(dim=-2, keepdim=True)
-    else:
-        gx = y3 * (g3 - (g3 * y3).sum(dim=-2, keepdim=True))
-    return (gx.reshape(row.bshape + row.shape(row.ins[0])),)
 
 
 # -- class losses --------------------------------------------------------------------------

@@ -588,6 +588,51 @@ def build():
                 y[j] = s
             j += cuda.gridsize(1)
 
+    @declare("kernels.lcse_lines", "x:T[] y:T[] outer:i8 n:i8 inner:i8", T=FLOAT)
+    @cuda.jit
+    def lcse_lines(x, y, outer, n, inner):
+        """logcumsumexp of each line (ops/cumulative.py: the layout, the CPU twin)."""
+        j = cuda.grid(1)
+        while j < outer * inner:
+            base = (j // inner) * n * inner + j % inner
+            a = -math.inf
+            for r in range(n):
+                b = f64(x[base + r * inner])
+                if a != a or b != b:
+                    a = a + b
+                else:
+                    hi, lo = max(a, b), min(a, b)
+                    if not (lo == -math.inf or hi == math.inf):
+                        hi += math.log1p(math.exp(lo - hi))
+                    a = hi
+                y[base + r * inner] = a
+            j += cuda.gridsize(1)
+
+    @declare(
+        "kernels.lcse_vjp",
+        "x:T[] y:T[] g:T[] gx:T[] outer:i8 n:i8 inner:i8 acc:b1",
+        T=FLOAT,
+    )
+    @cuda.jit
+    def lcse_vjp(x, y, g, gx, outer, n, inner, acc):
+        """gx (+)= exp(x_r - y_r) t_r, t_r = g_r + exp(y_r - y_{r+1}) t_{r+1}."""
+        j = cuda.grid(1)
+        while j < outer * inner:
+            base = (j // inner) * n * inner + j % inner
+            t = 0.0
+            for q in range(n):
+                i = base + (n - 1 - q) * inner
+                if q == 0:
+                    t = f64(g[i])
+                else:
+                    t = g[i] + math.exp(f64(y[i]) - y[i + inner]) * t
+                d = math.exp(f64(x[i]) - y[i]) * t
+                if acc:
+                    gx[i] += d
+                else:
+                    gx[i] = d
+            j += cuda.gridsize(1)
+
     @declare(
         "kernels.lines_vjp",
         "x:T[] y:T[] g:T[] gx:T[] nl:i8 n:i8 inner:i8 kind:i8 p:f8 acc:b1",
@@ -705,6 +750,7 @@ def build():
         "fill store gather sum_all sum_dims bmm softmax_rows softmax_vjp nll_rows ratio nll_vjp "
         "nll_vjp_weight arg_best isum_all isum_dims ibmm one_hot "
         "take put put_add put_or fill_at line_pos where where_vjp act act_vjp lines lines_vjp "
+        "lcse_lines lcse_vjp "
         "pw_loss pw_loss_vjp"
     ).split():
         setattr(k, name, locals()[name])

@@ -564,52 +564,7 @@ def linear(x, w, b=None):
     return y if b is None else binary("add", y, b)
 
 
-# -- softmax family and losses ---------------------------------------------------------------
-_SM = {False: BY_NAME["softmax"], True: BY_NAME["log_softmax"]}
-
-
-def softmax(x, dim, log=False):
-    _float(x, "softmax")
-    nd = x._data.ndim
-    d = _wrap_dim(dim, nd) if nd else 0
-    if nd and d != nd - 1:  # move the dim last and back (two recorded permute copies)
-        perm = tuple(i for i in range(nd) if i != d) + (d,)
-        inv = tuple(perm.index(i) for i in range(nd))
-        return permute(softmax(permute(x, perm), -1, log), inv)
-    C = x._data.shape[-1] if nd else 1
-    out = rt.empty(x._data.shape, x._data.dtype)
-    rows = out.size // C if C else 0
-    L = rt.configure()
-    if rows:
-        launch_grid(
-            _kernels().softmax_rows,
-            min(rows, L.max_blocks * 16),
-            L.tpb,
-            x._data.flat,
-            out.flat,
-            C,
-            log,
-        )
-    return wrap(out, (x,), _SM[log], iattrs=(C, int(log)), saved=(out,))
-
-
-def _vjp_softmax(G, k):
-    sx = G.inp(k, 0)
-    if not G.wants(sx):
-        return
-    C, log = G.iattrs(k)
-    (y,) = G.saved(k)
-    gx, acc = G.take(sx)
-    L = rt.configure()
-    rows = gx.size // C
-    launch_grid(
-        _kernels().softmax_vjp, min(rows, L.max_blocks * 16), L.tpb, G.cot(G.out(k, 0)), y, gx, C,
-        log, acc,
-    )  # fmt: skip
-
-
-for _op in _SM.values():
-    VJP[_op.code] = _vjp_softmax
+# -- class losses (softmax: ops/softmax.py) ----------------------------------------------------
 _NLL = BY_NAME["nll_loss"]
 
 
@@ -633,6 +588,7 @@ def class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
     range; the errors are the CPU's."""
     from ...autograd.grad_mode import STATE
     from ...ops import losses as L
+    from ...ops.softmax import log_softmax as log_softmax_of
 
     for t in (x, target) + (() if weight is None else (weight,)):
         if not (isinstance(t, Tensor) and t.is_cuda):
@@ -655,7 +611,7 @@ def class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
         w = cast(weight, x.dtype)
     M = N * inner
     rows = _class_rows(x, N, C, inner)
-    lp = softmax(rows, -1, log=True) if log_softmax else rows
+    lp = log_softmax_of(rows, -1) if log_softmax else rows
     ign = int(ignore_index)
     if prob:
         if ign != -100:

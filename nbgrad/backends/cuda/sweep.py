@@ -7,7 +7,8 @@ CUDA row. Then:
 * non-leaf gradients of CUDA slots live in one device arena laid out exactly like the
   planner's host arena (offset for offset), reused across passes; leaf gradients are
   device arrays that become (or accumulate into) the leaves' `.grad`;
-* a tight Python loop walks the rows: a CUDA row launches its VJP kernels (`ops.VJP`)
+* a tight Python loop walks the rows: a CUDA row launches its VJP kernels (the op's
+  declared `cuda_vjp`, or `ops.VJP` for older families)
   asynchronously, back to back, with no synchronisation and no host copy; a run of CPU
   rows (a mixed graph, e.g. `x.cuda()` of a CPU result) goes to the compiled CPU sweep;
   only the `.cpu()`/`.cuda()` rows move gradients between host and device.
@@ -18,6 +19,7 @@ known when its kernel is launched, so no kernel needs zero-filled buffers.
 
 import numpy as np
 
+from ...ops.registry import OPS
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
 from ..cpu.memory import address
@@ -252,7 +254,7 @@ def _sweep(T, G, rows, dev):
             i += 1
         elif R[k, 1] >= CUDA_DT:
             if T.ginit[G.out(k, 0)]:  # else nothing flowed into this row
-                launcher = VJP.get(c)
+                launcher = VJP.get(c) or OPS[c].cuda_vjp
                 if launcher is None:
                     raise AssertionError(f"internal error: no CUDA VJP for op code {c}")
                 launcher(G, k)

@@ -421,11 +421,14 @@ class CudaTensor(Tensor):
         return ops.arg_best(self, dim, keepdim, False)
 
     def softmax(self, dim, dtype=None):
-        return ops.softmax(self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype)), dim)
+        from ...ops.softmax import softmax
+
+        return softmax(self, dim, dtype)
 
     def log_softmax(self, dim, dtype=None):
-        x = self if dtype is None else ops.cast(self, _dtype.as_dtype(dtype))
-        return ops.softmax(x, dim, log=True)
+        from ...ops.softmax import log_softmax
+
+        return log_softmax(self, dim, dtype)
 
     # -- reductions along dims, selection, scans (reductions.py) ------------------------------
     def max(self, dim=None, keepdim=False):
