@@ -66,6 +66,9 @@ class DistributedDataParallel(Module):
                 "of nbgrad.distributed take CUDA tensors, DDP does not yet"
             )
         self._params = params
+        # the buffers broadcast at each forward: those of the module as built (PyTorch's
+        # DDP fixes them at construction too)
+        self._buffer_list = list(module.buffers())
         self._sync_module_states()
         self._buckets = [_Bucket(params, idx) for idx in self._bucket_indices(params)]
         for i, p in enumerate(params):
@@ -111,9 +114,9 @@ class DistributedDataParallel(Module):
         from ... import is_grad_enabled, no_grad
 
         self._sync_next = self.require_backward_grad_sync and is_grad_enabled()
-        if self.broadcast_buffers and self.require_forward_param_sync:
-            bufs = list(self.module.buffers())
-            if bufs and dist.get_world_size(self.process_group) > 1:
+        bufs = self._buffer_list
+        if bufs and self.broadcast_buffers and self.require_forward_param_sync:
+            if dist.get_world_size(self.process_group) > 1:
                 with no_grad():
                     for b in bufs:
                         dist.broadcast(b, 0, group=self.process_group)
