@@ -1,8 +1,10 @@
 """nbgrad.distributed, DistributedDataParallel and the post-accumulate-grad hooks.
 
-The collectives and DDP run under `mpiexec -n 2` (tests/mpi_checks.py, one launch that
-checks everything against NumPy and single-process training); they skip without mpi4py
-or an mpiexec. A world of one and the hooks are tested in this process."""
+The collectives (CPU and CUDA tensors) and DDP (eager and compiled) run under
+`mpiexec -n 2` (tests/mpi_checks.py, one launch that checks everything against NumPy and
+single-process training); they skip without mpi4py or an mpiexec. A world of one, CUDA
+staging there, the hooks (eager and replayed by compiled steps) and the Dask sweep are
+tested in this process."""
 
 import gc
 import os
