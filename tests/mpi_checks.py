@@ -161,10 +161,12 @@ Y = torch.from_numpy(rng.integers(0, 3, B))
 mine = slice(R * 8, (R + 1) * 8)
 loss_fn = torch.nn.CrossEntropyLoss()
 
-for opt_name, cap in (("SGD", None), ("Adam", 0.0005)):  # 0.0005 MB: one bucket per parameter
+# 0.0005 MB: one bucket per parameter; as_view: gradient_as_bucket_view, grads zeroed in place
+for opt_name, cap, as_view in (("SGD", None, False), ("Adam", 0.0005, False),
+                               ("SGD", 0.0005, True)):  # fmt: skip
     local = make(seed=R)  # differs per rank: DDP broadcasts rank 0's
     ref = make(seed=0)
-    ddp = DDP(local, bucket_cap_mb=cap)
+    ddp = DDP(local, bucket_cap_mb=cap, gradient_as_bucket_view=as_view)
     assert [k for k in ddp.state_dict()] == ["module." + k for k in ref.state_dict()]
     for p, q in zip(ddp.parameters(), ref.parameters()):
         close(p.detach(), q.detach().numpy(), "DDP broadcast at construction")
@@ -175,8 +177,11 @@ for opt_name, cap in (("SGD", None), ("Adam", 0.0005)):  # 0.0005 MB: one bucket
         opt = torch.optim.Adam(ddp.parameters(), lr=0.01)
         opt_ref = torch.optim.Adam(ref.parameters(), lr=0.01)
     for step in range(4):
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad(set_to_none=not as_view)
         loss_fn(ddp(X[mine]), Y[mine]).backward()
+        if as_view:  # each .grad is its part of its bucket's buffer
+            for p in local.parameters():
+                assert any(p.grad._data is v for b in ddp._buckets for v in b.views)
         opt.step()
         opt_ref.zero_grad(set_to_none=True)
         loss_fn(ref(X), Y).backward()
