@@ -81,6 +81,22 @@ GPU_NOTE = (
     "`benchmarks/RESULTS-gpu.md` (cuda-chain 8.1x torch CUDA, cuda-mlp-step 11.4x, "
     "cuda-elementwise-64M 1.7x at 5.7% of copy bandwidth: all three targets missed)."
 )
+DISTRIBUTED = HERE / "RESULTS-distributed.md"
+
+
+def distributed_section():
+    """The table of benchmarks/distributed_bench.py's latest run (its own file, since it
+    launches MPI ranks and a Dask cluster), with where and when it ran."""
+    if not DISTRIBUTED.exists():
+        return ""
+    text = DISTRIBUTED.read_text()
+    body = text[text.index("- **date**") :].strip()  # (after its title and source line)
+    return (
+        "\n## Distributed (MPI, DDP, Dask)\n\nFrom `benchmarks/RESULTS-distributed.md`, "
+        f"written by `python benchmarks/distributed_bench.py`:\n\n{body}\n"
+    )
+
+
 # nbgrad variants per group; only "nbgrad" vs "torch" is judged against the target.
 VARIANT_NOTES = {
     "nbgrad": "",
@@ -317,7 +333,7 @@ are for reference.
 directory, i.e. the one-off cost after install or after nbgrad's source changes.
 
 {"" if measured_gpu else GPU_NOTE}
-
+{distributed_section()}
 ## All measurements
 
 {raw_table(data)}

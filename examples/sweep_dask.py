@@ -1,25 +1,28 @@
 """A parameter sweep on a Dask cluster: one compiled gradient, many parameter sets.
 
     python examples/sweep_dask.py                  # 2 worker processes on this machine
-    python examples/sweep_dask.py --workers 4 --points 2000 --batch 100
+    python examples/sweep_dask.py --workers 4 --points 20000 --batch 500
     python examples/sweep_dask.py --threads        # workers are threads of this process
 
 The model is a damped oscillation a * sin(w t) * exp(-d t) fitted by least squares to
-fixed observations. `gradient`, compiled with `nbgrad.compile`, is the loss's gradient in
-(a, w, d) (what `nbgrad.func.grad(loss)` gives): traced on its first call in each process,
-then run as one compiled call. The sweep evaluates it at many (a, w, d) in batches: one
-Dask task per batch (a task per point would cost more in scheduling than the gradient
-itself), and the result is checked against a plain loop in this process: equal to the
-last bit (compiled calls give eager execution's results; every process computes the same).
+fixed observations. `gradient = nbgrad.compile(nbgrad.func.grad(loss))` is the loss's
+gradient in (a, w, d): traced on its first call in each process, then run as one compiled
+call. The sweep evaluates it at thousands of (a, w, d) in batches: one Dask task per batch
+(a task per point would cost more in scheduling than the gradient itself), and the result
+is checked against a plain loop in this process: equal to the last bit (compiled calls
+give eager execution's results; every process computes the same).
 
-The compiled function travels to the workers by pickle (a module-level function pickles
-by reference; Dask's cloudpickle also takes closures): each worker process traces it once,
+The workers import this file as a module `sweep_dask` (`main` puts its folder on their
+path), so the tasks name `batch_gradients` rather than carry a copy of it, and each
+worker process keeps one compiled gradient: it traces it once,
 and loads Numba's machine code from the kernel cache rather than compiling it again when
 the workers share `NBGRAD_CACHE_DIR` (they inherit this process's environment). Needs
 `pip install "nbgrad[dask]"`.
 """
 
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
@@ -40,20 +43,14 @@ def loss(theta, t, y):
     return ((a * torch.sin(w * t) * torch.exp(-d * t) - y) ** 2).mean()
 
 
-@torch.compile(fallback="raise")
-def gradient(theta, t, y):
-    """d loss / d theta (what `nbgrad.func.grad(loss)` computes). Written with
-    autograd.grad on an argument that requires grad: nbgrad.compile traces that, where
-    func.grad's internal detached copy of its argument is refused by the tracer."""
-    return torch.autograd.grad(loss(theta, t, y), theta)[0]
+# d loss / d theta at one parameter set, compiled (fallback="raise": never silently eager)
+gradient = torch.compile(torch.func.grad(loss), fallback="raise")
 
 
 def batch_gradients(thetas):
     """The loss's gradient at each row of `thetas` (k, 3): one Dask task."""
     t, y = torch.from_numpy(T), torch.from_numpy(observations())
-    return np.stack(
-        [gradient(torch.from_numpy(th).requires_grad_(), t, y).numpy() for th in thetas]
-    )
+    return np.stack([gradient(torch.from_numpy(th), t, y).numpy() for th in thetas])
 
 
 def sweep(client, thetas, batch):
@@ -71,15 +68,20 @@ def grid(points, seed=0):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--points", type=int, default=400)
-    ap.add_argument("--batch", type=int, default=50)
+    ap.add_argument("--points", type=int, default=4000)
+    ap.add_argument("--batch", type=int, default=250)
     ap.add_argument("--threads", action="store_true", help="threads of this process")
     args = ap.parse_args(argv)
     from distributed import Client, LocalCluster
 
+    here = os.path.dirname(os.path.abspath(__file__))
+    os.environ["PYTHONPATH"] = os.pathsep.join([here, os.environ.get("PYTHONPATH", "")])
+    sys.path.insert(0, here)
+    import sweep_dask  # this file as a module: its functions pickle by name
+
     thetas = grid(args.points)
     t0 = time.perf_counter()
-    plain = batch_gradients(thetas)  # the plain loop, in this process
+    plain = sweep_dask.batch_gradients(thetas)  # the plain loop, in this process
     t_plain = time.perf_counter() - t0
     with (
         LocalCluster(
@@ -90,9 +92,9 @@ def main(argv=None):
         ) as cluster,  # fmt: skip
         Client(cluster) as client,
     ):
-        sweep(client, thetas[: args.workers], 1)  # each worker traces and loads kernels once
+        sweep_dask.sweep(client, thetas[: args.workers], 1)  # each worker traces once
         t0 = time.perf_counter()
-        out = sweep(client, thetas, args.batch)
+        out = sweep_dask.sweep(client, thetas, args.batch)
         t_sweep = time.perf_counter() - t0
     assert np.array_equal(out, plain), "the sweep differs from the plain loop"
     best = thetas[np.argmin(np.linalg.norm(out, axis=1))]

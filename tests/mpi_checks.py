@@ -1,6 +1,8 @@
 """Checks run on every rank of `mpiexec -n N python tests/mpi_checks.py` (launched by
-tests/test_distributed.py): each collective against NumPy, DistributedDataParallel training against
-one process training on the full batch, DistributedSampler shares. Prints "MPI CHECKS
+tests/test_distributed.py): each collective against NumPy (on CPU tensors, and on CUDA tensors
+where nbgrad.cuda is available, the simulator included), DistributedDataParallel training,
+eager and under nbgrad.compile, against one process training on the full batch,
+DistributedSampler shares. Prints "MPI CHECKS
 PASSED" on rank 0 when every check passed on every rank."""
 
 import sys
@@ -159,10 +161,12 @@ Y = torch.from_numpy(rng.integers(0, 3, B))
 mine = slice(R * 8, (R + 1) * 8)
 loss_fn = torch.nn.CrossEntropyLoss()
 
-for opt_name, cap in (("SGD", None), ("Adam", 0.0005)):  # 0.0005 MB: one bucket per parameter
+# 0.0005 MB: one bucket per parameter; as_view: gradient_as_bucket_view, grads zeroed in place
+for opt_name, cap, as_view in (("SGD", None, False), ("Adam", 0.0005, False),
+                               ("SGD", 0.0005, True)):  # fmt: skip
     local = make(seed=R)  # differs per rank: DDP broadcasts rank 0's
     ref = make(seed=0)
-    ddp = DDP(local, bucket_cap_mb=cap)
+    ddp = DDP(local, bucket_cap_mb=cap, gradient_as_bucket_view=as_view)
     assert [k for k in ddp.state_dict()] == ["module." + k for k in ref.state_dict()]
     for p, q in zip(ddp.parameters(), ref.parameters()):
         close(p.detach(), q.detach().numpy(), "DDP broadcast at construction")
@@ -173,8 +177,11 @@ for opt_name, cap in (("SGD", None), ("Adam", 0.0005)):  # 0.0005 MB: one bucket
         opt = torch.optim.Adam(ddp.parameters(), lr=0.01)
         opt_ref = torch.optim.Adam(ref.parameters(), lr=0.01)
     for step in range(4):
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad(set_to_none=not as_view)
         loss_fn(ddp(X[mine]), Y[mine]).backward()
+        if as_view:  # each .grad is its part of its bucket's buffer
+            for p in local.parameters():
+                assert any(p.grad._data is v for b in ddp._buckets for v in b.views)
         opt.step()
         opt_ref.zero_grad(set_to_none=True)
         loss_fn(ref(X), Y).backward()
@@ -240,6 +247,105 @@ except RuntimeError as e:
     assert "find_unused_parameters=True" in str(e)
 else:
     raise AssertionError("an unused parameter without find_unused_parameters did not raise")
+
+
+# -- DDP under nbgrad.compile: a compiled step all-reduces exactly as the eager one -------------
+def ddp_training(opt_name, compiled):
+    local = make(seed=R)
+    ddp = DDP(local, bucket_cap_mb=0.0005)  # one bucket per parameter
+    if opt_name == "SGD":  # the step a program would fuse, were there no DDP hooks
+        opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+    else:
+        opt = torch.optim.Adam(ddp.parameters(), lr=0.01)
+
+    def step(x, y):
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(ddp(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    run = torch.compile(step, fallback="raise") if compiled else step
+    for _ in range(4):
+        run(X[mine], Y[mine])
+    if compiled:  # traced once, then replayed: no eager fallback
+        assert [type(v).__name__ for v in run.programs.values()] == ["_Replay"], run.programs
+    return [p.detach().numpy().copy() for p in local.parameters()]
+
+
+for opt_name in ("SGD", "Adam"):
+    ref = make(seed=0)
+    opt_ref = (torch.optim.SGD(ref.parameters(), lr=0.1) if opt_name == "SGD"
+               else torch.optim.Adam(ref.parameters(), lr=0.01))  # fmt: skip
+    for _ in range(4):
+        opt_ref.zero_grad(set_to_none=True)
+        loss_fn(ref(X), Y).backward()
+        opt_ref.step()
+    eager, comp = ddp_training(opt_name, False), ddp_training(opt_name, True)
+    for e, c, q in zip(eager, comp, ref.parameters()):
+        np.testing.assert_allclose(c, e, rtol=1e-12, atol=1e-14,
+                                   err_msg=f"compiled DDP != eager DDP ({opt_name})")  # fmt: skip
+        np.testing.assert_allclose(c, q.detach().numpy(), rtol=1e-9, atol=1e-12,
+                                   err_msg=f"compiled DDP != full batch ({opt_name})")  # fmt: skip
+
+# -- CUDA tensors: staged through host copies (on the simulator when there is no GPU) ----------
+if torch.cuda.is_available():
+
+    def dev(a):
+        return torch.from_numpy(np.ascontiguousarray(a).copy()).cuda()
+
+    for name in ("SUM", "AVG", "MAX"):
+        x = dev(data(R, (3, 4), np.float32))
+        v = x._version
+        w = dist.all_reduce(x, op=getattr(dist.ReduceOp, name), async_op=name == "MAX")
+        if w is not None:
+            w.wait()
+        assert x.is_cuda and x._version == v + 1
+        close(x.cpu(), OPS[name](every((3, 4), np.float32), axis=0).astype(np.float32),
+              f"CUDA all_reduce {name}")  # fmt: skip
+    x = dev(data(R, (5,), np.float64))
+    dist.broadcast(x, src=1)
+    close(x.cpu(), data(1, (5,), np.float64), "CUDA broadcast")
+    outs = [torch.zeros(2, 3, device="cuda") for _ in range(N)]
+    dist.all_gather(outs, dev(data(R, (2, 3), np.float32)))
+    for r in range(N):
+        close(outs[r].cpu(), data(r, (2, 3), np.float32), "CUDA all_gather")
+    cat = torch.zeros(2 * N, 3, device="cuda")
+    dist.all_gather_into_tensor(cat, dev(data(R, (2, 3), np.float32)))
+    close(cat.cpu(), every((2, 3), np.float32).reshape(2 * N, 3), "CUDA all_gather_into_tensor")
+    out = torch.zeros(2, 3, dtype=torch.float64, device="cuda")
+    dist.reduce_scatter_tensor(out, dev(data(R, (2 * N, 3), np.float64)))
+    close(out.cpu(), every((2 * N, 3), np.float64).sum(0)[2 * R : 2 * R + 2],
+          "CUDA reduce_scatter_tensor")  # fmt: skip
+    x = dev(data(R, (2, 3), np.float32))
+    dist.reduce(x, dst=0)
+    close(x.cpu(), every((2, 3), np.float32).sum(0) if R == 0 else data(R, (2, 3), np.float32),
+          "CUDA reduce")  # fmt: skip
+    gl = [torch.zeros(3, device="cuda") for _ in range(N)] if R == 0 else None
+    dist.gather(dev(data(R, (3,), np.float32)), gl, dst=0)
+    if R == 0:
+        for r in range(N):
+            close(gl[r].cpu(), data(r, (3,), np.float32), "CUDA gather")
+    x = torch.zeros(3, device="cuda")
+    sl = [dev(data(r, (3,), np.float32, k=5)) for r in range(N)] if R == 0 else None
+    dist.scatter(x, sl, src=0)
+    close(x.cpu(), data(R, (3,), np.float32, k=5), "CUDA scatter")
+    x = torch.zeros(5, dtype=torch.float64, device="cuda")
+    rq = dist.irecv(x, src=prv)
+    sq = dist.isend(dev(data(R, (5,), np.float64, k=2)), dst=nxt)
+    sq.wait()
+    rq.wait()
+    close(x.cpu(), data(prv, (5,), np.float64, k=2), "CUDA isend/irecv")
+    x = torch.zeros(5, dtype=torch.float64, device="cuda")
+    if R % 2 == 0:
+        dist.send(dev(data(R, (5,), np.float64, k=3)), dst=nxt)
+        dist.recv(x, src=prv)
+    else:
+        dist.recv(x, src=prv)
+        dist.send(dev(data(R, (5,), np.float64, k=3)), dst=nxt)
+    close(x.cpu(), data(prv, (5,), np.float64, k=3), "CUDA send/recv")
+    if R == 0:
+        print("CUDA collectives checked")
 
 dist.barrier()
 dist.destroy_process_group()

@@ -1,8 +1,10 @@
 """nbgrad.distributed, DistributedDataParallel and the post-accumulate-grad hooks.
 
-The collectives and DDP run under `mpiexec -n 2` (tests/mpi_checks.py, one launch that
-checks everything against NumPy and single-process training); they skip without mpi4py
-or an mpiexec. A world of one and the hooks are tested in this process."""
+The collectives (CPU and CUDA tensors) and DDP (eager and compiled) run under
+`mpiexec -n 2` (tests/mpi_checks.py, one launch that checks everything against NumPy and
+single-process training); they skip without mpi4py or an mpiexec. A world of one, CUDA
+staging there, the hooks (eager and replayed by compiled steps) and the Dask sweep are
+tested in this process."""
 
 import gc
 import os
@@ -98,6 +100,111 @@ def test_world_of_one_without_mpi4py(world_of_one):
     np.testing.assert_allclose(model.weight.grad.numpy(), np.full((2, 3), 4.0))
 
 
+@pytest.mark.skipif(not nbgrad.cuda.is_available(), reason="no GPU and no simulator")
+def test_cuda_collectives_world_of_one(world_of_one):
+    """CUDA tensors go through host copies and come back to the device, written."""
+    x = nbgrad.tensor([1.0, -2.0, 3.0], device="cuda")
+    v = x._version
+    for op in ("SUM", "AVG", "MAX"):
+        dist.all_reduce(x, op=getattr(dist.ReduceOp, op))
+    dist.all_reduce(x, async_op=True).wait()
+    dist.broadcast(x, src=0)  # (the source's tensor is not written)
+    assert x.is_cuda and x._version == v + 4
+    np.testing.assert_array_equal(x.cpu().numpy(), [1.0, -2.0, 3.0])
+    outs = [nbgrad.zeros(3, device="cuda")]
+    dist.all_gather(outs, x)
+    cat = nbgrad.zeros(1, 3, device="cuda")
+    dist.all_gather_into_tensor(cat, x)
+    out = nbgrad.zeros(3, device="cuda")
+    dist.reduce_scatter_tensor(out, x * 2)
+    got = nbgrad.zeros(3, device="cuda")
+    dist.scatter(got, [x + 1], src=0)
+    gl = [nbgrad.zeros(3, device="cuda")]
+    dist.gather(x - 1, gl, dst=0)
+    for t, want in ((outs[0], [1, -2, 3]), (cat[0], [1, -2, 3]), (out, [2, -4, 6]),
+                    (got, [2, -1, 4]), (gl[0], [0, -3, 2])):  # fmt: skip
+        assert t.is_cuda
+        np.testing.assert_array_equal(t.cpu().numpy(), want)
+    with pytest.raises(TypeError, match="tensor_list must be a Tensor"):
+        dist.all_gather([np.zeros(3)], x)
+    with pytest.raises(RuntimeError, match="CUDA parameters|CPU parameters"):
+        nbgrad.nn.parallel.DistributedDataParallel(nbgrad.nn.Linear(3, 2).cuda())
+
+
+def test_compiled_step_replays_post_accumulate_grad_hooks():
+    """A compiled training step runs the hooks (and the callbacks they queue) on every
+    replay, as eager backward() does; PyTorch's eager run is the reference."""
+    torch = pytest.importorskip("torch")
+    from nbgrad.autograd.hooks import queue_callback
+
+    def run(lib, compiled):
+        w = lib.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=lib.float64, requires_grad=True)
+        log = []
+
+        def hook(t):
+            log.append(t.grad.sum().item())
+            t.grad.mul_(0.5)  # the step must see what the hook made of the gradient
+            if lib is nbgrad:
+                queue_callback(lambda: log.append("final"))
+
+        w.register_post_accumulate_grad_hook(hook)
+        opt = lib.optim.SGD([w], lr=0.1)
+
+        def step(x):
+            opt.zero_grad()
+            (x @ w).tanh().sum().backward()
+            opt.step()
+
+        f = nbgrad.compile(step, fallback="raise") if compiled else step
+        for k in range(3):
+            f(lib.tensor([[1.0, 2.0 + k]], dtype=lib.float64))
+        return w.detach().numpy(), [v for v in log if v != "final"], log.count("final")
+
+    tw, tlog, _ = run(torch, False)
+    for compiled in (False, True):
+        w, log, finals = run(nbgrad, compiled)
+        np.testing.assert_allclose(w, tw, rtol=1e-12)
+        np.testing.assert_allclose(log, tlog, rtol=1e-12)
+        assert finals == 3
+
+
+def test_compiled_ddp_world_of_one(world_of_one):
+    """A compiled DDP step is traced once and replayed; its parameters follow the eager
+    DDP step and the plain model's."""
+    from nbgrad.nn.parallel import DistributedDataParallel as DDP
+
+    rng = np.random.default_rng(0)
+    x = nbgrad.from_numpy(rng.standard_normal((8, 4)))
+    y = nbgrad.from_numpy(rng.integers(0, 3, 8))
+
+    def train(wrap, compiled):
+        nbgrad.manual_seed(0)
+        model = nbgrad.nn.Sequential(nbgrad.nn.Linear(4, 5), nbgrad.nn.Tanh(),
+                                     nbgrad.nn.Linear(5, 3)).double()  # fmt: skip
+        net = DDP(model) if wrap else model
+        opt = nbgrad.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+
+        def step(x, y):
+            opt.zero_grad()
+            loss = nbgrad.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        f = nbgrad.compile(step, fallback="raise") if compiled else step
+        losses = [f(x, y).item() for _ in range(4)]
+        if compiled:
+            assert [type(v).__name__ for v in f.programs.values()] == ["_Replay"]
+        return losses, [p.detach().numpy() for p in model.parameters()]
+
+    plain = train(False, False)
+    for wrap, compiled in ((True, False), (True, True)):
+        losses, params = train(wrap, compiled)
+        np.testing.assert_allclose(losses, plain[0], rtol=1e-12)
+        for p, q in zip(params, plain[1]):
+            np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-15)
+
+
 def test_launched_without_mpi4py_refuses(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py", None)
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
@@ -189,16 +296,20 @@ def test_dask_sweep_equals_plain_loop():
     )
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    thetas = mod.grid(24, seed=1)
-    plain = mod.batch_gradients(thetas)
+    thetas = mod.grid(2000, seed=1)
+    plain = mod.batch_gradients(thetas)  # the compiled func.grad, in a plain loop
+    assert [type(v).__name__ for v in mod.gradient.programs.values()] == ["_Replay"]
     t, y = nbgrad.from_numpy(mod.T), nbgrad.from_numpy(mod.observations())
-    eager = [nbgrad.func.grad(mod.loss)(nbgrad.from_numpy(th), t, y).numpy() for th in thetas]
-    np.testing.assert_allclose(plain, np.stack(eager), rtol=1e-12)
+    th = nbgrad.from_numpy(thetas[::50].copy()).requires_grad_()
+    a, w, d = th[:, :1], th[:, 1:2], th[:, 2:]  # eager autograd, 40 parameter sets at once
+    per_set = ((a * nbgrad.sin(w * t) * nbgrad.exp(-d * t) - y) ** 2).mean(1)
+    (closed,) = nbgrad.autograd.grad(per_set.sum(), th)
+    np.testing.assert_allclose(plain[::50], closed.numpy(), rtol=1e-10, atol=1e-12)
     with (
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
         ) as cluster,  # fmt: skip
         Client(cluster) as client,
     ):
-        out = mod.sweep(client, thetas, 5)
+        out = mod.sweep(client, thetas, 250)
     assert np.array_equal(out, plain)

@@ -13,7 +13,9 @@ rows a call appends *are* its program. Three things make that sound:
 
 Gradient requests are caught at `autograd.engine._run` (the one pass behind `backward()`,
 `autograd.grad` and everything built on them); optimizer `zero_grad`/`step` and
-`.grad = None` are recorded as Python actions replayed around the compiled call.
+`.grad = None` are recorded as Python actions replayed around the compiled call, and so
+are the post-accumulate-grad hooks a backward calls (`autograd.hooks.finish`: DDP's
+all-reduce) and what a module asks to run at each call (`on_replay`: DDP's forward).
 """
 
 import sys
@@ -23,6 +25,7 @@ import weakref
 import numpy as np
 
 from ..autograd import engine
+from ..autograd import hooks as grad_hooks
 from ..autograd.grad_mode import STATE, no_grad
 from ..backends.cuda.record import CUDA_DT as CUDA_ROW_DT
 from ..ops import indexing, losses
@@ -63,6 +66,16 @@ def func_leaf(t):
     if id(t) in h.tr.func_targets:  # an enclosing transform differentiates it already:
         return False  # this one must see that transform's graph (create_graph)
     return any(u is t for u in h.tr.used) or (t._rg and t._leaf)
+
+
+def on_replay(fn, what):
+    """For Python code that a compiled program must run again at each replay (DDP's
+    forward: the buffer broadcast, whether this backward synchronises): while this thread
+    traces a call, record `fn()` as an action before the program (or reject the trace if
+    ops were recorded before it: `what` names it in the reason)."""
+    h = ACTIVE
+    if h is not None and threading.get_ident() == h.owner:
+        h.action(lambda ts: fn(), what)
 
 
 def func_target(t):
@@ -218,6 +231,16 @@ class _Hooks:
             return s
 
         T.leaf_slot = leaf_slot
+        orig_finish = self.finish = grad_hooks.finish
+
+        def finish(leaves):  # the post-accumulate-grad hooks after the gradient request
+            if mine() and leaves:
+                refs = [weakref.ref(t) for t in leaves]
+                hooks.action(lambda ts: orig_finish([r() for r in refs if r() is not None]),
+                             "post-accumulate-grad hooks")  # fmt: skip
+            return orig_finish(leaves)
+
+        grad_hooks.finish = finish
         T.collect = lambda: None  # no compaction mid-trace: the rows must stay put
         global ACTIVE
         self.outer, ACTIVE = ACTIVE, self
@@ -230,6 +253,7 @@ class _Hooks:
             setattr(Tensor, m, f)
         Tensor.grad = self.grad_prop
         engine._run = self.run
+        grad_hooks.finish = self.finish
         Optimizer.zero_grad, Optimizer.step = self.zero_grad, self.step
         losses._check_weight = self.check_weight
         losses.pointwise_loss = self.pointwise_loss

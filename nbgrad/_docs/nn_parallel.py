@@ -2,8 +2,8 @@
 
 DOCS = {
     "DistributedDataParallel": """Data-parallel training: wraps a module so that, in every process,
-    `backward()` leaves the gradients averaged over the processes (all-reduced in buckets as they
-    are ready).
+    `backward()` leaves the gradients averaged over the processes (all-reduced in buckets at the
+    end of the backward pass; also in a step compiled with `nbgrad.compile`).
 
     Args:
         module (Module): the model (the same in every process; its parameters and buffers
@@ -13,7 +13,9 @@ DOCS = {
         process_group: accepted; the world is the only group.
         bucket_cap_mb (float, optional): the size of gradient buckets. Default: 25.
         find_unused_parameters (bool): allow parameters that get no gradient. Default: False.
-        gradient_as_bucket_view, static_graph: accepted.
+        gradient_as_bucket_view (bool): make each `.grad` a view of its bucket's buffer
+            after the all-reduce. Default: False.
+        static_graph: accepted.
 
     Example::
 

@@ -15,7 +15,9 @@ it calls the hooks of the leaves whose `.grad` was created, replaced or accumula
 in place (each of those counts a version). A program with no hooks pays one truthiness
 test per backward. Hooks run in registration order, after the whole pass (PyTorch calls
 each as its leaf's gradient is ready), then the callbacks queued by them. A function
-under `nbgrad.compile` runs them while it is traced, not when its program is replayed."""
+under `nbgrad.compile` runs them when it is traced, and its program's replays run them
+again for the leaves the traced pass accumulated into (`_compile/trace.py` records
+`finish` as a Python action)."""
 
 import itertools
 import weakref
@@ -142,15 +144,24 @@ def around(run, *args):
         if t is not None:
             g = t._grad
             v = None if g is None else versions.version(g._data)
-            before.append((t, t._post_hooks, g, v))
+            before.append((t, g, v))
     run(*args)
+    touched = []
+    for t, g, v in before:
+        now = t._grad
+        if now is not None and (now is not g or versions.version(now._data) != v):
+            touched.append(t)
+    finish(touched)
+
+
+def finish(leaves):
+    """Call the post-accumulate-grad hooks of `leaves` (those a pass accumulated into),
+    then the callbacks they queued."""
     _ACTIVE[0] += 1
     try:
-        for t, hooks, g, v in before:
-            now = t._grad
-            if now is not None and (now is not g or versions.version(now._data) != v):
-                for hook in list(hooks.values()):
-                    hook(t)
+        for t in leaves:
+            for hook in list(getattr(t, "_post_hooks", {}).values()):
+                hook(t)
         while _QUEUE:
             _QUEUE.pop(0)()
     finally:

@@ -3,12 +3,16 @@
     mpiexec -n 4 python train.py       # in train.py: dist.init_process_group("mpi")
 
 Rank and world size come from the MPI launcher. A process started without one is a world
-of one (without mpi4py too). Tensors travel zero-copy: MPI reads and writes their NumPy
-storage; a collective that writes a tensor counts an in-place write on it (its version),
-as an in-place op does. CPU tensors only. See docs/distributed.md.
+of one (without mpi4py too). CPU tensors travel zero-copy: MPI reads and writes their
+NumPy storage. CUDA tensors travel through host copies (copied back to the device after a
+collective writes them), or as device memory where MPI is CUDA-aware (`_cuda_aware_mpi`).
+A collective that writes a tensor counts an in-place write on it (its version), as an
+in-place op does. See docs/distributed.md.
 """
 
+import ctypes
 import enum
+import functools
 import os
 
 import numpy as np
@@ -141,8 +145,9 @@ class Work:
     """The handle of an asynchronous collective: `wait()` blocks until it is done (and
     its result is in the tensors); `is_completed()` polls."""
 
-    def __init__(self, requests, finish=None):
+    def __init__(self, requests, finish=None, keep=None):
         self._requests, self._finish, self._done = requests, finish, False
+        self._keep = keep  # a buffer MPI reads until the request completes (a host copy)
 
     def wait(self, timeout=None):
         if not self._done:
@@ -176,16 +181,70 @@ def _run(comm, name, args, kwargs, finish, async_op):
 
 
 # -- tensors as MPI buffers ------------------------------------------------------------------
-def _array(t, name="tensor"):
+def _tensor(t, name):
     from ..tensor import Tensor
 
     if not isinstance(t, Tensor):
         raise TypeError(f"{name} must be a Tensor, got {type(t).__name__}")
-    if t.is_cuda:
-        raise RuntimeError(
-            "nbgrad.distributed (MPI) takes CPU tensors: move CUDA tensors with .cpu() first"
-        )
-    return t._data
+    return t
+
+
+def _array(t, name="tensor"):
+    """What MPI reads of a tensor it only reads: a CPU tensor's storage, a CUDA tensor's
+    host copy."""
+    return _buffer(t, name, host=True)[0]
+
+
+def _buffer(t, name="tensor", host=False):
+    """(buffer, back) for a tensor a collective writes. A CPU tensor: its NumPy storage,
+    back None. A CUDA tensor: its device memory where MPI is CUDA-aware and the collective
+    does no NumPy work on it (`host` False), back None; else a host copy, and `back()`
+    copies that to the device once MPI wrote it."""
+    d = _tensor(t, name)._data
+    if type(d) is np.ndarray:
+        return d, None
+    from ..backends.cuda import runtime
+
+    if not host and _cuda_aware_mpi():
+        runtime.cuda().synchronize()  # the kernels writing it are done before MPI reads
+        return d.flat, None
+    h = d.host()  # (a synchronous copy: after the kernels writing it)
+    return h, functools.partial(_store, t, h)
+
+
+def _flat(a):
+    """A buffer as 1-d (a CUDA-aware buffer is a flat device array already)."""
+    return a if a.ndim == 1 else a.reshape(-1)
+
+
+def _store(t, value):
+    """`value` into tensor t's storage (its device memory for a CUDA tensor)."""
+    d = t._data
+    if type(d) is np.ndarray:
+        d[...] = value
+    elif d.size:
+        d.flat.copy_to_device(np.ascontiguousarray(value, d.dtype).reshape(-1))
+
+
+@functools.cache
+def _cuda_aware_mpi():
+    """Whether MPI reads and writes CUDA device memory itself (then CUDA tensors travel
+    without host copies). `NBGRAD_CUDA_AWARE_MPI=1` / `0` says so; otherwise Open MPI is
+    asked (`MPIX_Query_cuda_support`); any other MPI is taken as not CUDA-aware."""
+    env = os.environ.get("NBGRAD_CUDA_AWARE_MPI")
+    if env in ("0", "1"):
+        return env == "1"
+    if _STATE["mpi"] is None:
+        return False
+    from ..backends.cuda import runtime
+
+    if runtime.simulated():  # the simulator's "device" memory is a host array
+        return False
+    try:
+        lib = ctypes.CDLL("libmpi.so.40")  # Open MPI's, loaded by mpi4py already
+        return bool(lib.MPIX_Query_cuda_support())
+    except (OSError, AttributeError):
+        return False
 
 
 def _wrote(*tensors):
@@ -212,9 +271,13 @@ def _in_place():
     return _self._IN_PLACE if mpi is None else mpi.IN_PLACE
 
 
+def _is_avg(op):
+    return op is ReduceOp.AVG or op == "AVG"
+
+
 def _averager(op, arrays, n):
     """For ReduceOp.AVG: the division by the world size that follows the sum."""
-    if not (op is ReduceOp.AVG or op == "AVG"):
+    if not _is_avg(op):
         return None
     for a in arrays:
         if not np.issubdtype(a.dtype, np.floating):
@@ -239,19 +302,20 @@ def _then(*steps):
 def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     """Reduce `tensor` over all ranks, in place on every rank."""
     c = _comm(group)
-    a = _array(tensor)
+    a, back = _buffer(tensor, host=_is_avg(op))
     avg = _averager(op, [a], c.Get_size())
     return _run(c, "Allreduce", (_in_place(), a), {"op": _mpi_op(op)},
-                _then(avg, lambda: _wrote(tensor)), async_op)  # fmt: skip
+                _then(avg, back, lambda: _wrote(tensor)), async_op)  # fmt: skip
 
 
 def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     """Rank `src`'s `tensor` into `tensor` on every rank."""
     c = _comm(group)
     src = _src(src, group_src)
+    a, back = _buffer(tensor)
     mine = c.Get_rank() != src
-    return _run(c, "Bcast", (_array(tensor),), {"root": src},
-                (lambda: _wrote(tensor)) if mine else None, async_op)  # fmt: skip
+    return _run(c, "Bcast", (a,), {"root": src},
+                _then(back, lambda: _wrote(tensor)) if mine else None, async_op)  # fmt: skip
 
 
 def _src(src, group_src):
@@ -275,9 +339,12 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     a = _array(tensor)
     out = np.empty((n, *a.shape), a.dtype)
 
+    for t in tensor_list:
+        _tensor(t, "tensor_list")
+
     def finish():
         for i, t in enumerate(tensor_list):
-            _array(t)[...] = out[i]
+            _store(t, out[i])
         _wrote(*tensor_list)
 
     return _run(c, "Allgather", (a, out), {}, finish, async_op)
@@ -286,34 +353,39 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
 def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=False):
     """Every rank's `input_tensor` concatenated (or stacked) into `output_tensor`."""
     c = _comm(group)
-    o, a = _array(output_tensor, "output_tensor"), _array(input_tensor, "input_tensor")
+    o, back = _buffer(output_tensor, "output_tensor")
+    a = _buffer(input_tensor, "input_tensor")[0]
     if o.size != a.size * c.Get_size():
         raise ValueError("output tensor size must be equal to world_size times input tensor size")
-    return _run(c, "Allgather", (a, o.reshape(-1)), {}, lambda: _wrote(output_tensor), async_op)
+    return _run(c, "Allgather", (_flat(a), _flat(o)), {},
+                _then(back, lambda: _wrote(output_tensor)), async_op)  # fmt: skip
 
 
 def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=False):  # noqa: A002
     """The reduction over ranks of `input`, split in world-size chunks: chunk `rank` into
     `output`."""
     c = _comm(group)
-    o, a = _array(output, "output"), _array(input, "input")
+    o, back = _buffer(output, "output", host=_is_avg(op))
+    a = _buffer(input, "input")[0]
     if a.size != o.size * c.Get_size():
         raise ValueError("input tensor must be the same size as output size times world size")
     avg = _averager(op, [o], c.Get_size())
-    return _run(c, "Reduce_scatter_block", (a.reshape(-1), o.reshape(-1)),
-                {"op": _mpi_op(op)}, _then(avg, lambda: _wrote(output)), async_op)  # fmt: skip
+    return _run(c, "Reduce_scatter_block", (_flat(a), _flat(o)),
+                {"op": _mpi_op(op)}, _then(avg, back, lambda: _wrote(output)),
+                async_op)  # fmt: skip
 
 
 def reduce(tensor, dst=None, op=ReduceOp.SUM, group=None, async_op=False, group_dst=None):
     """The reduction over ranks of `tensor`, into `tensor` on rank `dst` only."""
     c = _comm(group)
     dst = _dst(dst, group_dst)
-    a = _array(tensor)
     root = c.Get_rank() == dst
+    a, back = _buffer(tensor, host=root and _is_avg(op))
     avg = _averager(op, [a], c.Get_size()) if root else None
     args = (_in_place(), a) if root else (a, None)
     return _run(c, "Reduce", args, {"op": _mpi_op(op), "root": dst},
-                _then(avg, lambda: _wrote(tensor)) if root else None, async_op)  # fmt: skip
+                _then(avg, back, lambda: _wrote(tensor)) if root else None,
+                async_op)  # fmt: skip
 
 
 def _dst(dst, group_dst):
@@ -338,9 +410,12 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     out = np.empty((c.Get_size(), *a.shape), a.dtype) if root else None
 
+    for t in gather_list or ():
+        _tensor(t, "gather_list")
+
     def finish():
         for i, t in enumerate(gather_list):
-            _array(t)[...] = out[i]
+            _store(t, out[i])
         _wrote(*gather_list)
 
     return _run(c, "Gather", (a, out), {"root": dst}, finish if root else None, async_op)
@@ -350,7 +425,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
     """`scatter_list[rank]` of rank `src` into `tensor` on each rank."""
     c = _comm(group)
     src = 0 if src is None and group_src is None else _src(src, group_src)
-    a = _array(tensor)
+    a, back = _buffer(tensor)
     root = c.Get_rank() == src
     if root:
         if scatter_list is None:
@@ -361,7 +436,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         if scatter_list:
             raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
         send = None
-    return _run(c, "Scatter", (send, a), {"root": src}, lambda: _wrote(tensor), async_op)
+    return _run(c, "Scatter", (send, a), {"root": src}, _then(back, lambda: _wrote(tensor)),
+                async_op)  # fmt: skip
 
 
 def _peer(c, rank, which):
@@ -382,20 +458,22 @@ def _recv_src(c, src, group_src):
 
 def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     c = _comm(group)
-    return Work([c.Isend(_array(tensor), dest=_peer(c, _dst(dst, group_dst), "destination"),
-                         tag=tag)])  # fmt: skip
+    a = _buffer(tensor)[0]
+    return Work([c.Isend(a, dest=_peer(c, _dst(dst, group_dst), "destination"), tag=tag)],
+                keep=a)  # fmt: skip
 
 
 def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     c = _comm(group)
-    req = c.Irecv(_array(tensor), source=_recv_src(c, src, group_src), tag=tag)
-    return Work([req], lambda: _wrote(tensor))
+    a, back = _buffer(tensor)
+    req = c.Irecv(a, source=_recv_src(c, src, group_src), tag=tag)
+    return Work([req], _then(back, lambda: _wrote(tensor)))
 
 
 def send(tensor, dst=None, group=None, tag=0, group_dst=None):
     """Send `tensor` to rank `dst` (blocks until the buffer may be reused)."""
     c = _comm(group)
-    c.Send(_array(tensor), dest=_peer(c, _dst(dst, group_dst), "destination"), tag=tag)
+    c.Send(_buffer(tensor)[0], dest=_peer(c, _dst(dst, group_dst), "destination"), tag=tag)
 
 
 def recv(tensor, src=None, group=None, tag=0, group_src=None):
@@ -403,7 +481,10 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     c = _comm(group)
     source = _recv_src(c, src, group_src)
     status = _STATE["mpi"].Status()
-    c.Recv(_array(tensor), source=source, tag=tag, status=status)
+    a, back = _buffer(tensor)
+    c.Recv(a, source=source, tag=tag, status=status)
+    if back is not None:
+        back()
     _wrote(tensor)
     return status.Get_source()
 

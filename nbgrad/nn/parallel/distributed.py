@@ -3,14 +3,18 @@
 
 At construction, parameters and buffers are broadcast from rank 0, so every rank starts
 alike. Parameters are grouped in buckets of about `bucket_cap_mb` (in reverse order, as
-PyTorch groups them: the last layers' gradients are ready first). A post-accumulate-grad
-hook on each parameter marks it ready; a bucket whose parameters are all ready (and whose
-predecessors were reduced: every rank reduces buckets in the same order, as MPI needs)
-is copied into one flat buffer and all-reduced. A callback queued for the end of the
-backward pass reduces what is left and writes the averages back into each `.grad` in
-place."""
+PyTorch groups them), each with one flat buffer kept for the model's life. nbgrad's
+backward is one compiled sweep and the post-accumulate-grad hooks run after it, so there
+is nothing for communication to overlap: each parameter's hook only notes that it
+received a gradient (and the first queues a callback); the callback, at the end of the
+pass, copies each bucket's gradients into its buffer, all-reduces it (blocking, buckets
+in the same order on every rank, as MPI needs) and divides the sums into the `.grad`
+arrays in place. Under `nbgrad.compile` the forward's part (`_pre_forward`) and the hooks
+are Python actions replayed around the compiled program (`_compile/trace.py`), so a
+compiled step all-reduces exactly as an eager one."""
 
 import contextlib
+import sys
 
 import numpy as np
 
@@ -46,6 +50,7 @@ class DistributedDataParallel(Module):
         self.process_group = process_group
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
         self.require_backward_grad_sync = True
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * _MB)
@@ -55,18 +60,21 @@ class DistributedDataParallel(Module):
                 "DistributedDataParallel is not needed when a module doesn't have any "
                 "parameter that requires a gradient."
             )
+        if any(p.is_cuda for p in params):
+            raise RuntimeError(
+                "nbgrad's DistributedDataParallel averages CPU parameters; the collectives "
+                "of nbgrad.distributed take CUDA tensors, DDP does not yet"
+            )
         self._params = params
+        # the buffers broadcast at each forward: those of the module as built (PyTorch's
+        # DDP fixes them at construction too)
+        self._buffer_list = list(module.buffers())
         self._sync_module_states()
-        self._buckets = self._make_buckets(params)
-        self._bucket_of = {}
-        for b, bucket in enumerate(self._buckets):
-            for i in bucket:
-                self._bucket_of[i] = b
-        self._handles = [
-            p.register_post_accumulate_grad_hook(self._hook(i)) for i, p in enumerate(params)
-        ]
+        self._buckets = [_Bucket(params, idx) for idx in self._bucket_indices(params)]
+        for i, p in enumerate(params):
+            p.register_post_accumulate_grad_hook(self._hook(i))
         self._sync_next = False  # the forward under way asked for a synchronised backward
-        self._pass = None
+        self._ready = None  # per parameter, during a synchronised pass: received a gradient
 
     # -- set-up ------------------------------------------------------------------------------
     def _sync_module_states(self):
@@ -77,7 +85,7 @@ class DistributedDataParallel(Module):
             for t in [*self.module.parameters(), *self.module.buffers()]:
                 dist.broadcast(t, 0, group=self.process_group)
 
-    def _make_buckets(self, params):
+    def _bucket_indices(self, params):
         """Lists of parameter indices, in reverse order, each of one dtype and of at most
         bucket_bytes_cap bytes (a larger parameter alone)."""
         buckets, cur, size, dt = [], [], 0, None
@@ -95,16 +103,23 @@ class DistributedDataParallel(Module):
 
     # -- forward ----------------------------------------------------------------------------
     def forward(self, *inputs, **kwargs):
+        self._pre_forward()
+        trace = sys.modules.get("nbgrad._compile.trace")  # a compiled step replays it
+        if trace is not None:
+            trace.on_replay(self._pre_forward, "DistributedDataParallel's forward")
+        return self.module(*inputs, **kwargs)
+
+    def _pre_forward(self):
+        """Whether this forward's backward synchronises; rank 0's buffers everywhere."""
         from ... import is_grad_enabled, no_grad
 
         self._sync_next = self.require_backward_grad_sync and is_grad_enabled()
-        if self.broadcast_buffers and self.require_forward_param_sync:
-            bufs = list(self.module.buffers())
-            if bufs and dist.get_world_size(self.process_group) > 1:
+        bufs = self._buffer_list
+        if bufs and self.broadcast_buffers and self.require_forward_param_sync:
+            if dist.get_world_size(self.process_group) > 1:
                 with no_grad():
                     for b in bufs:
                         dist.broadcast(b, 0, group=self.process_group)
-        return self.module(*inputs, **kwargs)
 
     @contextlib.contextmanager
     def no_sync(self):
@@ -120,66 +135,39 @@ class DistributedDataParallel(Module):
     # -- backward -----------------------------------------------------------------------------
     def _hook(self, i):
         def hook(_param):
-            if not self._sync_next:
-                return
-            st = self._pass
-            if st is None:
-                from ...autograd.hooks import queue_callback
+            if self._sync_next:
+                ready = self._ready
+                if ready is None:
+                    from ...autograd.hooks import queue_callback
 
-                st = self._pass = _Pass(len(self._params), len(self._buckets))
-                queue_callback(self._finish)
-            st.ready[i] = True
-            self._launch_ready(st)
+                    ready = self._ready = [False] * len(self._params)
+                    queue_callback(self._finish)
+                ready[i] = True
 
         return hook
 
-    def _launch_ready(self, st, force=False):
-        while st.next < len(self._buckets):
-            bucket = self._buckets[st.next]
-            if not force and not all(st.ready[i] for i in bucket):
-                return
-            flat = np.concatenate([self._grad_or_zeros(i).reshape(-1) for i in bucket])
-            # blocking: the sweep is over (nothing left to overlap with), and Open MPI's
-            # blocking all-reduce is much faster than its non-blocking one
-            dist.all_reduce(flat_tensor(flat), group=self.process_group)
-            st.flats.append(flat)
-            st.next += 1
-
-    def _grad_or_zeros(self, i):
-        g = self._params[i].grad
-        return np.zeros_like(self._params[i]._data) if g is None else g._data
-
     def _finish(self):
-        st, self._pass = self._pass, None
+        ready, self._ready = self._ready, None
         self._sync_next = False
-        unused = [i for i, r in enumerate(st.ready) if not r]
-        if unused and not self.find_unused_parameters:
+        if not all(ready) and not self.find_unused_parameters:
+            unused = [self._name_of(i) for i, r in enumerate(ready) if not r]
             raise RuntimeError(
-                "DistributedDataParallel: parameters "
-                f"{[self._name_of(i) for i in unused]} received no gradient in this backward "
-                "pass. Pass find_unused_parameters=True to DistributedDataParallel to average "
-                "them as zeros on this rank (and in the same backward on every rank)."
+                f"DistributedDataParallel: parameters {unused} received no gradient in this "
+                "backward pass. Pass find_unused_parameters=True to DistributedDataParallel "
+                "to average them as zeros on this rank (and in the same backward on every "
+                "rank)."
             )
-        self._launch_ready(st, force=True)
+        group = self.process_group
         used = None
         if self.find_unused_parameters:  # which parameters any rank used
-            used = flat_tensor(np.array(st.ready, np.int32))
-            dist.all_reduce(used, dist.ReduceOp.MAX, group=self.process_group)
-        n = dist.get_world_size(self.process_group)
-        for bucket, flat in zip(self._buckets, st.flats):
-            flat /= n
-            off = 0
-            for i in bucket:
-                p = self._params[i]
-                k = p._data.size
-                if used is None or used._data[i]:
-                    avg = flat[off : off + k].reshape(p._data.shape)
-                    if p.grad is None:
-                        p.grad = flat_tensor(avg.copy())
-                    else:
-                        p.grad._data[...] = avg
-                        p.grad._version += 1
-                off += k
+            used = _host_tensor(np.array(ready, np.int32))
+            dist.all_reduce(used, dist.ReduceOp.MAX, group=group)
+            used = used._data
+        n = dist.get_world_size(group)
+        for b in self._buckets:
+            b.fill()
+            dist.all_reduce(b.tensor, group=group)
+            b.average_into_grads(n, used, self.gradient_as_bucket_view)
 
     def _name_of(self, i):
         p = self._params[i]
@@ -189,16 +177,47 @@ class DistributedDataParallel(Module):
         return str(i)
 
 
-class _Pass:
-    """The state of one synchronised backward pass."""
+class _Bucket:
+    """Parameters reduced together, and their flat buffer; `views[j]` is parameter j's
+    part of it, in its shape."""
 
-    def __init__(self, nparams, nbuckets):
-        self.ready = [False] * nparams
-        self.next = 0
-        self.flats = []
+    def __init__(self, params, idx):
+        self.params = [params[i] for i in idx]
+        self.idx = idx
+        sizes = [p._data.size for p in self.params]
+        flat = np.empty(sum(sizes), self.params[0]._data.dtype)
+        offs = np.cumsum([0, *sizes])
+        self.views = [
+            flat[a:b].reshape(p._data.shape) for p, a, b in zip(self.params, offs, offs[1:])
+        ]
+        self.tensor = _host_tensor(flat)
+
+    def fill(self):
+        """This rank's gradients into the buffer (zeros for a parameter without one)."""
+        for p, v in zip(self.params, self.views):
+            g = p._grad
+            if g is None:
+                v.fill(0)
+            elif g._data is not v:
+                np.copyto(v, g._data)
+
+    def average_into_grads(self, n, used, as_view):
+        """The buffer's sums divided by n into each `.grad` in place; a parameter without
+        `.grad` (unused on this rank), or every one with gradient_as_bucket_view, gets
+        its part of the buffer as `.grad` (a copy without it)."""
+        for i, p, v in zip(self.idx, self.params, self.views):
+            if used is not None and not used[i]:
+                continue
+            g = p._grad
+            if g is not None and (g._data is v or not as_view):
+                np.divide(v, n, out=g._data)
+                g._version += 1
+            else:
+                np.divide(v, n, out=v)
+                p.grad = _host_tensor(v if as_view else v.copy())
 
 
-def flat_tensor(a):
+def _host_tensor(a):
     from ...tensor import Tensor
 
     return Tensor._make(a, -1, False)
