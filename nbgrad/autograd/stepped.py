@@ -119,6 +119,10 @@ def _python_row(k, name, node_hooks, anomaly):
             r = fn(gouts)
             if r is not None:
                 gouts = _replaced(fn, gouts, r)
+        if all(g is None for g in gouts):
+            return  # the hooks dropped every gradient: nothing flows past this row
+        if T.R[k, R_CODE] != _custom_code():  # (a custom backward takes None itself)
+            gouts = tuple(_zeros(s) if g is None else g for s, g in zip(outs, gouts))
         gins = tuple(_vjp(k, outs, ins, gouts))
         for fn in list(post.values()):
             r = fn(gins, gouts)
@@ -142,6 +146,13 @@ def _python_row(k, name, node_hooks, anomaly):
         accumulate(T.gaddr, T.ginit, T.S, s, contig(gd, dtype=dt).reshape(-1))
 
 
+def _zeros(s):
+    from .engine import _shape_dtype
+
+    shape, dt = _shape_dtype(s)
+    return Tensor._make(np.zeros(shape, dt), -1, False)
+
+
 def _custom_code():
     from .engine import _CUSTOM_CODE
 
@@ -149,17 +160,23 @@ def _custom_code():
 
 
 def _replaced(fn, old, new):
-    """A hook's replacement for the gradients `old`: as many, each a Tensor or None."""
-    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    """A node hook's replacement for the gradients `old`: a tuple of as many, each a
+    Tensor (of the same shape) or None; PyTorch's errors otherwise."""
+    if type(new) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    name = getattr(fn, "__name__", type(fn).__name__)
     if len(new) != len(old):
-        name = getattr(fn, "__name__", type(fn).__name__)
         raise RuntimeError(
             f"hook '{name}' has returned an incorrect number of values (got {len(new)}, "
             f"but expected {len(old)})"
         )
-    for g in new:
-        if g is not None and not isinstance(g, Tensor):
-            raise TypeError(f"expected a Tensor or None from a hook, got {type(g).__name__}")
+    for g, o in zip(new, old):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(g).__name__}'")
+        if o is not None and tuple(g.shape) != tuple(o.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
     return new
 
 
