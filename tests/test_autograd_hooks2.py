@@ -893,3 +893,29 @@ def test_increment_version_as_pytorch():
         m.autograd.graph.increment_version(y)  # a value saved for backward, "written"
         with pytest.raises(RuntimeError, match="modified by an inplace operation"):
             y.sum().backward()
+
+
+def test_scalar_operand_is_a_none_input_as_pytorch():
+    """`x * 2`: PyTorch's MulBackward0 has the scalar as a second input (None in
+    next_functions, a None gradient in a post hook's grad_inputs, a 2-tuple to return)."""
+
+    def observe(m):
+        out = []
+        for f in (lambda x: x * 2, lambda x: 3 + x, lambda x: x - 1, lambda x: x / 4,
+                  lambda x: x**2, lambda x: 1 - x):  # fmt: skip
+            x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+            y = f(x)
+            nf = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+            seen = []
+
+            def post(gi, go, seen=seen):
+                seen.append([None if g is None else g.tolist() for g in gi])
+                return (gi[0] * 10,) + gi[1:]
+
+            y.grad_fn.register_hook(post)
+            y.sum().backward()
+            out.append((nf, seen, x.grad.tolist()))
+        return out
+
+    nb_, torch = _both()
+    assert observe(nb_) == observe(torch)

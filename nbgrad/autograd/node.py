@@ -117,6 +117,8 @@ class Node:
                 out.append((AccumulateGrad._of(s), 0))
             else:
                 out.append((None, 0))
+        if scalar_operand(self._row):
+            out.append((None, 0))
         return tuple(out)
 
     def __getattr__(self, name):
@@ -135,6 +137,16 @@ class Node:
 
     def __hash__(self):
         return hash(self._row)
+
+
+# ops with a Python scalar operand that PyTorch wraps as a tensor input of the node (`x * 2`:
+# MulBackward0 has two next_functions, the second None); nbgrad keeps the scalar as an attr
+_SCALAR_INPUT = frozenset(("add_ts", "add_st", "sub_ts", "mul_ts", "mul_st", "div_ts"))
+
+
+def scalar_operand(row):
+    """Whether row's node has PyTorch's extra input for a scalar operand (see above)."""
+    return OPS[TAPE.R[row, R_CODE]].name in _SCALAR_INPUT
 
 
 def _name(row):

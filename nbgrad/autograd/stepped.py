@@ -124,10 +124,15 @@ def _python_row(k, name, node_hooks, anomaly):
         if T.R[k, R_CODE] != _custom_code():  # (a custom backward takes None itself)
             gouts = tuple(_zeros(s) if g is None else g for s, g in zip(outs, gouts))
         gins = tuple(_vjp(k, outs, ins, gouts))
+        extra = node.scalar_operand(k)  # PyTorch's None input for a scalar operand
+        if extra:
+            gins += (None,)
         for fn in list(post.values()):
             r = fn(gins, gouts)
             if r is not None:
                 gins = _replaced(fn, gins, r)
+        if extra:
+            gins = gins[:-1]
     if anomaly:
         anomaly_mode.check_nan(k, name, gins)
     custom = T.R[k, R_CODE] == _custom_code()
@@ -227,11 +232,14 @@ def post(k, gouts, gins):
     """Row k's gradients of its inputs after its node post hooks (and anomaly's check)."""
     h = node.hooks_of(k) if hooks.NODES[0] else None
     if h is not None and h[1]:
-        gins = tuple(gins)
+        extra = node.scalar_operand(k)  # PyTorch's None input for a scalar operand
+        gins = tuple(gins) + ((None,) if extra else ())
         for fn in list(h[1].values()):
             r = fn(gins, tuple(gouts))
             if r is not None:
                 gins = _replaced(fn, gins, r)
+        if extra:
+            gins = gins[:-1]
     if hooks.ANOMALY[0]:
         try:
             anomaly_mode.check_nan(k, node._name(k), gins)
