@@ -725,3 +725,197 @@ def test_node_hooks_of_collected_rows_stop_costing():
     nb.tape.TAPE.collect()
     (x * 3).sum().backward()  # finds the hooked row gone
     assert hooks.NODES[0] <= before
+
+
+# -- AccumulateGrad nodes -----------------------------------------------------------------
+
+
+def _acc_observed(m):
+    """What AccumulateGrad hooks and metadata show, in the order they run."""
+    x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+    y = (x * 3).sum()
+    acc = y.grad_fn.next_functions[0][0].next_functions[0][0]
+    seen = [type(acc).__name__, acc.name(), acc.variable is x, acc.next_functions]
+    acc.metadata["k"] = 1
+    again = (x * 2).grad_fn.next_functions[0][0]
+    seen += [again == acc, dict(again.metadata)]  # the leaf's one node: shared metadata
+    calls = []
+    h_pre = acc.register_prehook(lambda go: calls.append(("pre", _np(go[0]))) or (go[0] * 10,))
+    h_post = acc.register_hook(lambda gi, go: calls.append(("post", gi, _np(go[0]), _np(x.grad))))
+    x.register_hook(lambda g: calls.append(("tensor", _np(g))))
+    x.register_post_accumulate_grad_hook(lambda t: calls.append(("post-acc", _np(t.grad))))
+    y.backward()
+    seen += [calls[:], _np(x.grad)]
+    calls.clear()
+    m.autograd.grad((x * 3).sum(), x)  # no accumulation: AccumulateGrad's hooks stay out
+    seen.append([c[0] for c in calls if c[0] in ("tensor", "pre", "post")])
+    h_pre.remove()
+    h_post.remove()
+    calls.clear()
+    x.grad = None
+    (x * 3).sum().backward()
+    seen += [[c[0] for c in calls], _np(x.grad)]
+    drop = acc.register_prehook(lambda go: (None,))  # nothing accumulated
+    x.grad = None
+    (x * 3).sum().backward()
+    seen.append(x.grad)
+    drop.remove()
+    bad = acc.register_hook(lambda gi, go: (go[0],))
+    with pytest.raises(RuntimeError) as e:
+        (x * 3).sum().backward()
+    seen.append(str(e.value))
+    bad.remove()
+    return seen
+
+
+def test_accumulate_grad_node_hooks_and_metadata_as_pytorch():
+    nb_, torch = _both()
+    a, b = _acc_observed(nb_), _acc_observed(torch)
+    assert a[:6] == b[:6]
+    assert [c[0] for c in a[6]] == [c[0] for c in b[6]] == ["tensor", "pre", "post-acc", "post"]
+    for ca, cb in zip(a[6], b[6]):
+        for u, v in zip(ca[1:], cb[1:]):
+            np.testing.assert_allclose(u, v) if isinstance(u, np.ndarray) else None
+            assert u == v if not isinstance(u, np.ndarray) else True
+    np.testing.assert_allclose(a[7], [30.0, 30.0])
+    np.testing.assert_allclose(b[7], [30.0, 30.0])
+    assert a[8] == b[8] == ["tensor"]
+    assert a[9] == b[9]
+    np.testing.assert_allclose(a[10], b[10])
+    assert a[11] is None and b[11] is None
+    assert a[12] == b[12]  # "... incorrect number of values (got 1, but expected 0)"
+
+
+# -- Node hook return values --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind, hook",
+    [
+        ("post", lambda gi, go: [gi[0] * 100]),
+        ("post", lambda gi, go: 5),
+        ("post", lambda gi, go: gi[0] * 100),
+        ("post", lambda gi, go: (5,)),
+        ("post", lambda gi, go: gi + (None,)),
+        ("post", lambda gi, go: (gi[0].reshape(2, 1),)),
+        ("pre", lambda go: go[0] * 7),
+        ("pre", lambda go: (go[0] * 7,)),
+        ("pre", lambda go: (None,)),
+        ("pre", lambda go: (go[0][:1],)),
+    ],
+)
+def test_node_hook_return_values_as_pytorch(kind, hook):
+    """A tuple of as many Tensors (same shapes) or None replaces the gradients; anything
+    else raises PyTorch's error. (`z.sin()`: one input in both libraries.)"""
+
+    def observe(m):
+        z = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        w = z.sin()
+        (w.grad_fn.register_hook if kind == "post" else w.grad_fn.register_prehook)(hook)
+        try:
+            w.sum().backward()
+        except (TypeError, RuntimeError) as e:
+            return type(e), str(e)
+        return _np(z.grad)
+
+    nb_, torch = _both()
+    a, b = observe(nb_), observe(torch)
+    if isinstance(b, tuple):
+        assert a == b
+    elif b is None:
+        assert a is None
+    else:
+        np.testing.assert_allclose(a, b)
+
+
+# -- register_multi_grad_hook ---------------------------------------------------------------
+
+
+def _multi_observed(m):
+    a = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+    b = m.tensor([3.0, 4.0], dtype=m.float64, requires_grad=True)
+    c, d = a * b, a * b
+    seen, out = [], []
+    h = m.autograd.graph.register_multi_grad_hook(
+        (a, b, c, d), lambda gs: seen.append([None if g is None else g.tolist() for g in gs])
+    )
+    c.sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    h.remove()
+    c.sum().backward(retain_graph=True)
+    out.append(seen[:])
+    seen.clear()
+    h = m.autograd.graph.register_multi_grad_hook(
+        (a, b), lambda g: seen.append(g.tolist()), mode="any"
+    )
+    (a * b).sum().backward()  # once per pass, with the first gradient
+    (b * 2).sum().backward()
+    h.remove()
+    out.append(seen)
+    with pytest.raises(ValueError) as e:
+        m.autograd.graph.register_multi_grad_hook((a,), print, mode="some")
+    out.append(str(e.value))
+    return out
+
+
+def test_register_multi_grad_hook_all_and_any_as_pytorch():
+    nb_, torch = _both()
+    got, ref = _multi_observed(nb_), _multi_observed(torch)
+    assert got == ref
+    assert got[0] == [
+        [[3.0, 4.0], [1.0, 2.0], [1.0, 1.0], None],
+        [[3.0, 4.0], None, [1.0, 1.0], None],
+    ]
+
+
+def test_multi_grad_hook_under_autograd_grad():
+    """(PyTorch refuses leaves here; nbgrad hands over the gradients the pass computed.)"""
+    a = nb.tensor([1.0, 2.0], requires_grad=True)
+    b = nb.tensor([3.0, 4.0], requires_grad=True)
+    seen = []
+    with nb.autograd.graph.register_multi_grad_hook((a, b), lambda gs: seen.append(gs)):
+        ga, gb = nb.autograd.grad((a * b).sum(), (a, b))
+    assert len(seen) == 1
+    np.testing.assert_allclose(_np(seen[0][0]), [3.0, 4.0])
+    np.testing.assert_allclose(_np(seen[0][1]), [1.0, 2.0])
+
+
+def test_increment_version_as_pytorch():
+    nb_, torch = _both()
+    for m in (nb_, torch):
+        v = m.ones(2)
+        v0 = v._version
+        m.autograd.graph.increment_version(v)
+        m.autograd.graph.increment_version([v, m.ones(1)])
+        assert v._version - v0 == 2
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x.exp()
+        m.autograd.graph.increment_version(y)  # a value saved for backward, "written"
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.sum().backward()
+
+
+def test_scalar_operand_is_a_none_input_as_pytorch():
+    """`x * 2`: PyTorch's MulBackward0 has the scalar as a second input (None in
+    next_functions, a None gradient in a post hook's grad_inputs, a 2-tuple to return)."""
+
+    def observe(m):
+        out = []
+        for f in (lambda x: x * 2, lambda x: 3 + x, lambda x: x - 1, lambda x: x / 4,
+                  lambda x: x**2, lambda x: 1 - x):  # fmt: skip
+            x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+            y = f(x)
+            nf = [None if n is None else type(n).__name__ for n, _ in y.grad_fn.next_functions]
+            seen = []
+
+            def post(gi, go, seen=seen):
+                seen.append([None if g is None else g.tolist() for g in gi])
+                return (gi[0] * 10,) + gi[1:]
+
+            y.grad_fn.register_hook(post)
+            y.sum().backward()
+            out.append((nf, seen, x.grad.tolist()))
+        return out
+
+    nb_, torch = _both()
+    assert observe(nb_) == observe(torch)

@@ -57,8 +57,10 @@ def test_tied_weights_strict_and_errors():
     assert nb.func.functional_call(seq, {"0.weight": w}, x).tolist() == [[9.0, 9.0]]
     with pytest.raises(ValueError, match="which are tied"):
         nb.func.functional_call(seq, {"0.weight": w, "1.weight": w * 2}, x)
-    with pytest.raises(RuntimeError, match="Missing key"):
-        nb.func.functional_call(seq, {"0.weight": w}, x, strict=True)
+    # strict: a name given covers the names tied to it (PyTorch's answer), unless untied
+    assert nb.func.functional_call(seq, {"0.weight": w}, x, strict=True).tolist() == [[9.0, 9.0]]
+    with pytest.raises(RuntimeError, match="Missing key\\(s\\): '1.weight'"):
+        nb.func.functional_call(seq, {"0.weight": w}, x, strict=True, tie_weights=False)
     with pytest.raises(ValueError, match="multiple dictionaries"):
         nb.func.functional_call(seq, ({"0.weight": w}, {"0.weight": w}), x)
 

@@ -251,3 +251,115 @@ def test_backward_returning_none_leaves_no_gradient_downstream():
         o1, o2 = Ident.apply(a * 3, a - 5)
         (o1.sum() + o2.sum()).backward()
         assert a.grad.tolist() == [3.0, 3.0]
+
+
+# -- Functions under vmap -------------------------------------------------------------------
+
+
+def _vmapped_functions(m):
+    """What vmap makes of a Function with generate_vmap_rule, one with its own vmap
+    staticmethod and one with neither (values, gradients, node names, errors)."""
+
+    class Gen(m.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x, k):
+            return x.sum() * k, x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            ctx.k = inputs[1]
+
+        @staticmethod
+        def backward(ctx, g, g2):  # deliberately not forward's derivative (k, not 3k)
+            (x,) = ctx.saved_tensors
+            return g * ctx.k * m.ones_like(x) + 3 * g2, None
+
+    class Own(m.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 3
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+        @staticmethod
+        def vmap(info, in_dims, x):
+            # (in_dims: where x holds the batch; nbgrad's batched values hold it at 0)
+            Own.calls.append((info.batch_size, info.randomness, x.shape[in_dims[0]]))
+            return Own.apply(x).movedim(in_dims[0], 1), 1
+
+    Own.calls = []
+
+    class Neither(m.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    out = []
+    x = m.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=m.float64, requires_grad=True)
+    a, b = m.func.vmap(Gen.apply, in_dims=(0, None))(x, 3.0)
+    (a.sum() + b.sum()).backward()
+    out += [a.tolist(), b.tolist(), type(a.grad_fn).__name__, x.grad.tolist()]
+    w = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+    y = m.func.vmap(lambda v: Gen.apply(v * w, 2.0)[0])(m.ones(3, 2, dtype=m.float64))
+    y.sum().backward()  # w is shared by the samples: its gradient summed over them
+    out.append(w.grad.tolist())
+    per = m.func.vmap(m.func.grad(lambda v: Gen.apply(v, 3.0)[0]))(m.ones(2, 2, dtype=m.float64))
+    out.append(per.tolist())
+    x = m.ones(2, 3, dtype=m.float64, requires_grad=True)
+    y = m.func.vmap(Own.apply, in_dims=1)(x)
+    y.sum().backward()
+    out += [tuple(y.shape), Own.calls, x.grad.tolist()]
+    with pytest.raises(RuntimeError) as e:
+        m.func.vmap(Neither.apply)(m.ones(2, 2))
+    out.append(str(e.value))
+    return out
+
+
+def test_functions_under_vmap_as_pytorch():
+    torch = pytest.importorskip("torch")
+    got, ref = _vmapped_functions(nb), _vmapped_functions(torch)
+    assert got == ref
+    assert got[3] == [[6.0, 6.0], [6.0, 6.0]]  # the Function's backward (autodiff: 5)
+    assert got[8] == [[5.0] * 3] * 2
+
+
+def test_ctx_attributes_read_through_the_node():
+    """A custom Function's grad_fn is its ctx in PyTorch: attributes set in forward,
+    needs_input_grad and saved_tensors read through it."""
+
+    def observe(m):
+        class F(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y, k):
+                ctx.k = k
+                ctx.save_for_backward(x)
+                return x * y * k
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, g, None
+
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        z = F.apply(x, m.tensor([2.0, 2.0]), 3)
+        fn = z.grad_fn
+        return fn.k, tuple(fn.needs_input_grad), fn.saved_tensors[0].tolist(), hasattr(fn, "nope")
+
+    torch = pytest.importorskip("torch")
+    assert observe(nb) == observe(torch) == (3, (True, False, False), [1.0, 2.0], False)

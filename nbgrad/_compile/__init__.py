@@ -301,20 +301,22 @@ class Compiled:
         return result
 
     def _vjp(self):
-        """The compiled gradient of sum(<fn(*args), cotangents>) w.r.t. the arguments that
-        require grad, called as (number of outputs, *args, *cotangents) (see _through)."""
+        """The compiled gradient of sum(<fn(*args), cotangents>) w.r.t. the tensor
+        arguments at positions `rg` (among the tensors), called as (number of outputs, rg,
+        *args, *cotangents) (see _through). (Not the arguments' requires_grad: the trace
+        gives the others stand-ins that require grad.)"""
         if self.__dict__.get("_vjp_fn") is None:
             fn = self.fn
 
-            def vjp(nout, *a):
+            def vjp(nout, rg, *a):
                 from ..autograd import grad
 
                 xs, cts = a[: len(a) - nout], a[len(a) - nout :]
                 out = fn(*xs)
                 outs = out if isinstance(out, tuple) else (out,)
                 loss = sum((o * c).sum() for o, c in zip(outs, cts))
-                wrt = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
-                return grad(loss, wrt, allow_unused=True, materialize_grads=True)
+                ts = [x for x in xs if isinstance(x, Tensor)]
+                return grad(loss, [ts[j] for j in rg], allow_unused=True, materialize_grads=True)
 
             self._vjp_fn = Compiled(vjp, self.fallback)
         return self._vjp_fn
@@ -347,7 +349,7 @@ def _through(comp, args, key):
     if not comp.through[key]:
         return comp.fn(*args)
     idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    rg = {j for j, i in enumerate(idx) if args[i]._rg}
+    rg = tuple(j for j, i in enumerate(idx) if args[i]._rg)
 
     def full(ts):
         out = list(args)
@@ -368,7 +370,7 @@ def _through(comp, args, key):
         def backward(ctx, *gs):
             xs = [t.detach().requires_grad_(j in rg) for j, t in enumerate(ctx.saved_tensors)]
             with enable_grad():
-                grads = iter(comp._vjp()(ctx.nout, *full(xs), *gs))
+                grads = iter(comp._vjp()(ctx.nout, rg, *full(xs), *gs))
             return tuple(next(grads) if j in rg else None for j in range(len(xs)))
 
     return Through.apply(*[args[i] for i in idx])

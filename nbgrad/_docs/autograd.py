@@ -165,6 +165,31 @@ DOCS = {
         >>> x._version - v
         1
     """,
+    "graph.register_multi_grad_hook": """Registers a hook called with several tensors' gradients.
+
+    With ``mode="all"``, `fn` is called once per backward pass that computes a gradient
+    of one of `tensors`, after that pass computed them, with a tuple holding each
+    tensor's gradient (None for those the pass did not compute). With ``mode="any"``,
+    `fn` is called with the first gradient of one of them that a pass computes. `fn`
+    must not modify its arguments and returns None.
+
+    Args:
+        tensors (Sequence[Tensor]): tensors that require grad.
+        fn (Callable): ``fn(grads)`` ("all") or ``fn(grad)`` ("any").
+        mode (str): ``"all"`` (default) or ``"any"``.
+
+    Returns a handle whose ``remove()`` unregisters the hook.
+
+    Example::
+
+        >>> a = torch.tensor([1., 2.], requires_grad=True)
+        >>> b = torch.tensor([3., 4.], requires_grad=True)
+        >>> c = a * b
+        >>> h = torch.autograd.graph.register_multi_grad_hook(
+        ...     (a, b, c), lambda gs: print([g is not None for g in gs]))
+        >>> c.sum().backward(inputs=(a,))
+        [True, False, True]
+    """,
     "once_differentiable": """Decorator for a custom Function's `backward` that is not itself
     differentiable: it runs with gradient recording off, so a `create_graph=True` pass through it
     gives gradients without history.

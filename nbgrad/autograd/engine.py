@@ -380,7 +380,9 @@ def _apply_hooks(s):
     g = Tensor._make(buf, -1, False)
     with no_grad(), interruptible():
         r = hooks.run_gradient_hooks(T.hooks[s], g)
-    if r is not g:
+    if r is None:  # dropped by an AccumulateGrad pre hook: no gradient
+        T.ginit[s] = 0
+    elif r is not g:
         T.ginit[s] = 0
         accumulate(T.gaddr, T.ginit, T.S, s, contig(r._data, dtype=dt).reshape(-1))
 
@@ -485,7 +487,9 @@ def backward(
 ) -> None:
     """Accumulate d(sum of tensors . grad_tensors)/d(leaf) into each leaf's .grad."""
     args = (tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables)
-    if hooks.POST:  # leaves with post-accumulate-grad hooks: called after the pass
+    if hooks.MULTI and not hooks._PASS[1]:  # multi-grad hooks: one bracketed pass
+        return hooks.multi_pass(backward, *args)
+    if hooks.POST or hooks.ACC[0]:  # post-accumulate-grad, AccumulateGrad hooks
         return hooks.around(_backward, *args)
     _backward(*args)
 
@@ -643,6 +647,11 @@ def grad(
     materialize_grads=False,
 ):
     """Return d(sum of outputs . grad_outputs)/d(input) for each input (the VJP)."""
+    if hooks.MULTI and not hooks._PASS[1]:  # multi-grad hooks: one bracketed pass
+        return hooks.multi_pass(
+            grad, outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+            allow_unused, is_grads_batched, materialize_grads,
+        )  # fmt: skip
     outs = _tuple(outputs)
     ins = _tuple(inputs)
     if allow_unused is None:

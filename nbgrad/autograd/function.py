@@ -10,6 +10,7 @@ With CUDA tensors the row is a CUDA row and the GPU sweep does the same
 
 import functools
 import inspect
+import sys
 
 import numpy as np
 
@@ -160,12 +161,26 @@ class Function:
     vjp = backward
 
     @staticmethod
+    def vmap(info, in_dims, *args):
+        """Override to batch this Function under `func.vmap`: called with `info` (the
+        batch size and randomness), each argument's batch dim (None: not batched) and the
+        batched arguments; returns (output, the batch dim of each output)."""
+        raise NotImplementedError("vmap is not implemented.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         """With it defined, `forward(*args)` takes no ctx, and this fills ctx afterwards."""
         raise NotImplementedError("setup_context is not implemented.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        batching = sys.modules.get("nbgrad.func.batching")
+        if batching is not None and batching.LEVELS:  # inside a vmap: the Function's rule
+            from ..func._function import batched_apply
+
+            out = batched_apply(cls, args, kwargs)
+            if out is not NotImplemented:
+                return out
         ctx = FunctionCtx()
         ctx.fn_cls = cls
         ctx.node_name = cls.__name__ + "Backward"

@@ -168,10 +168,14 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
                     continue
             if hooked:  # gradient hooks of the outputs: their gradients are complete here
                 gouts = _hooked(outs, gouts, grads)
-            if stepping:
-                gouts = stepped.pre(k, gouts)
             name = OPS[code].name
             row = Row(k, name, nb, bshape, outs, ins, cache, rg)
+            if stepping:
+                gouts = stepped.pre(k, gouts)
+                if all(g is None for g in gouts):
+                    continue  # node pre hooks dropped every gradient
+                if name != "custom":
+                    gouts = [row.zeros(s) if g is None else g for s, g in zip(outs, gouts)]
             gins = None
             if use_diag:
                 if len(gouts) == 1 and type(gouts[0]) is Diag:
@@ -233,7 +237,10 @@ def _hooked(slots, gouts, grads):
         hooks = TAPE.hooks.get(s)
         if hooks and g is not None:
             g = run_gradient_hooks(hooks, g.dense() if type(g) is Diag else g)
-            grads[s] = g
+            if g is None:  # dropped by an AccumulateGrad pre hook
+                grads.pop(s, None)
+            else:
+                grads[s] = g
         out.append(g)
     return out
 
@@ -312,6 +319,7 @@ def increment_version(tensor):
         versions.bump(t._data)
 
 
+from .hooks import register_multi_grad_hook  # noqa: E402, F401 - torch.autograd.graph's
 from .saved_hooks import (  # noqa: E402 - public as torch.autograd.graph's
     disable_saved_tensors_hooks,
     save_on_cpu,
@@ -322,6 +330,7 @@ __all__ = [  # torch.autograd.graph's names (the sweep itself is nbgrad's intern
     "Node",
     "disable_saved_tensors_hooks",
     "increment_version",
+    "register_multi_grad_hook",
     "save_on_cpu",
     "saved_tensors_hooks",
 ]

@@ -59,8 +59,14 @@ class _SlotHandle:
 
 
 def run_gradient_hooks(hooks, grad):
-    """Call `hooks` ({id: hook}) on `grad` (a Tensor) in order; the gradient they leave."""
+    """Call `hooks` ({id: hook}) on `grad` (a Tensor) in order; the gradient they leave.
+    A leaf's AccumulateGrad pre hooks (an `AccHooks` entry) come after its tensor hooks,
+    only in a pass that accumulates into .grad, and may drop the gradient (None)."""
+    acc = None
     for hook in list(hooks.values()):
+        if type(hook) is AccHooks:
+            acc = hook
+            continue
         r = hook(grad)
         if r is not None:
             if not isinstance(r, Tensor) or r.is_cuda != grad.is_cuda:
@@ -72,7 +78,50 @@ def run_gradient_hooks(hooks, grad):
                 name = getattr(hook, "__name__", type(hook).__name__)
                 raise RuntimeError(f"hook '{name}' has changed the size of value")
             grad = r
+    if acc is not None and _ACCUMULATING[0]:
+        grad = acc.pre(grad)
     return grad
+
+
+class AccHooks:
+    """The hooks of a leaf's AccumulateGrad node (in TAPE.hooks under the leaf's slot
+    while it has some): pre hooks see the gradient before it is accumulated into .grad,
+    post hooks `((), (grad,))` after the pass accumulated it."""
+
+    def __init__(self):
+        self.pre_hooks = {}
+        self.post_hooks = {}
+        self.metadata = {}
+        self.pending = None  # the gradient accumulated in this pass, for the post hooks
+        self.handle = None  # its entry among the leaf slot's gradient hooks
+
+    def pre(self, grad):
+        from .stepped import _replaced
+
+        for fn in list(self.pre_hooks.values()):
+            r = fn((grad,))
+            if r is not None:
+                (grad,) = _replaced(fn, (grad,), r)
+                if grad is None:
+                    return None
+        if self.post_hooks:
+            self.pending = grad
+            _ACC_PENDING.append(self)
+        return grad
+
+    def post(self):
+        from .stepped import _replaced
+
+        grad, self.pending = self.pending, None
+        for fn in list(self.post_hooks.values()):
+            r = fn((), (grad,))
+            if r is not None:
+                _replaced(fn, (), r)
+
+
+_ACCUMULATING = [False]  # a backward() pass runs: AccumulateGrad pre hooks apply
+_ACC_PENDING: list = []  # AccHooks whose post hooks the pass under way owes
+ACC = [0]  # AccumulateGrad hooks registered: backward() then runs through `around`
 
 
 # Whether a backward must run row by row where needed (`stepped.py`): node hooks
@@ -139,13 +188,21 @@ def around(run, *args):
     """`run(*args)` (a backward pass), then the hooks of the leaves it accumulated into,
     then the queued callbacks."""
     before = []
+    _ACC_PENDING.clear()
     for ref in list(POST.values()):
         t = ref()
         if t is not None:
             g = t._grad
             v = None if g is None else versions.version(g._data)
             before.append((t, g, v))
-    run(*args)
+    _ACCUMULATING[0] = True
+    try:
+        run(*args)
+    except BaseException:
+        _ACC_PENDING.clear()
+        raise
+    finally:
+        _ACCUMULATING[0] = False
     touched = []
     for t, g, v in before:
         now = t._grad
@@ -156,15 +213,97 @@ def around(run, *args):
 
 def finish(leaves):
     """Call the post-accumulate-grad hooks of `leaves` (those a pass accumulated into),
-    then the callbacks they queued."""
+    the AccumulateGrad nodes' post hooks, then the callbacks they queued."""
     _ACTIVE[0] += 1
     try:
         for t in leaves:
             for hook in list(getattr(t, "_post_hooks", {}).values()):
                 hook(t)
+        while _ACC_PENDING:
+            _ACC_PENDING.pop(0).post()
         while _QUEUE:
             _QUEUE.pop(0)()
     finally:
         _ACTIVE[0] -= 1
         if not _ACTIVE[0]:
             _QUEUE.clear()
+
+
+# -- multi-grad hooks (torch.autograd.graph.register_multi_grad_hook) --------------------
+# Built on tensor hooks. A pass (backward or autograd.grad) with multi-grad hooks around is
+# bracketed by `multi_pass`: "any" hooks fire on the first gradient of one of their
+# tensors in the pass; "all" hooks collect their tensors' gradients and fire at the end of
+# the pass, once every gradient the pass computes is known (None for the others).
+MULTI: list = []  # live multi-grad hooks
+_PASS = [0, False]  # pass counter, whether a bracketed pass is running
+_MULTI_PENDING: list = []
+
+
+class _MultiGradHook:
+    def __init__(self, tensors, fn, mode):
+        self.fn, self.mode = fn, mode
+        self.grads = [None] * len(tensors)
+        self.fired = -1  # the pass whose gradients were handed over ("any") or are held
+        self.handles = [register_hook(t, self._hook(i)) for i, t in enumerate(tensors)]
+        MULTI.append(self)
+
+    def _hook(self, i):
+        def hook(grad):
+            if not _PASS[1]:
+                return None
+            if self.mode == "any":
+                if self.fired != _PASS[0]:
+                    self.fired = _PASS[0]
+                    self.fn(grad)
+                return None
+            if self.fired != _PASS[0]:
+                self.fired = _PASS[0]
+                self.grads = [None] * len(self.grads)
+                _MULTI_PENDING.append(self)
+            self.grads[i] = grad
+            return None
+
+        return hook
+
+    def finish(self):
+        grads, self.grads = self.grads, [None] * len(self.grads)
+        self.fn(tuple(grads))
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+        if self in MULTI:
+            MULTI.remove(self)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Register a hook called with the gradients of several tensors (see docs)."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    return _MultiGradHook(list(tensors), fn, mode)
+
+
+def multi_pass(run, *args, **kwargs):
+    """`run(*args, **kwargs)` (a backward or grad pass) as one pass for multi-grad hooks,
+    then the "all" hooks that collected gradients in it."""
+    if _PASS[1]:  # a pass inside a pass (a custom backward's): part of the outer one
+        return run(*args, **kwargs)
+    _PASS[0] += 1
+    _PASS[1] = True
+    _MULTI_PENDING.clear()
+    try:
+        out = run(*args, **kwargs)
+    except BaseException:
+        _MULTI_PENDING.clear()
+        raise
+    finally:
+        _PASS[1] = False
+    while _MULTI_PENDING:
+        _MULTI_PENDING.pop(0).finish()
+    return out

@@ -9,6 +9,7 @@ by the row's recording stamp (`R_SEQ`, never reused, unlike row numbers, which c
 changes) in `STATE`, and dropped once no live row has that stamp."""
 
 import itertools
+import weakref
 
 import numpy as np
 
@@ -116,7 +117,17 @@ class Node:
                 out.append((AccumulateGrad._of(s), 0))
             else:
                 out.append((None, 0))
+        if scalar_operand(self._row):
+            out.append((None, 0))
         return tuple(out)
+
+    def __getattr__(self, name):
+        # a custom Function's node is its ctx in PyTorch: what forward / setup_context set
+        # on ctx (and needs_input_grad, saved_tensors) reads through the node
+        row = object.__getattribute__(self, "_row")
+        if row >= 0 and not name.startswith("__") and OPS[TAPE.R[row, R_CODE]].name == CUSTOM:
+            return getattr(TAPE.saved[row], name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __repr__(self):
         return f"<{self.name()} object at {hex(id(self))}>"
@@ -126,6 +137,16 @@ class Node:
 
     def __hash__(self):
         return hash(self._row)
+
+
+# ops with a Python scalar operand that PyTorch wraps as a tensor input of the node (`x * 2`:
+# MulBackward0 has two next_functions, the second None); nbgrad keeps the scalar as an attr
+_SCALAR_INPUT = frozenset(("add_ts", "add_st", "sub_ts", "mul_ts", "mul_st", "div_ts"))
+
+
+def scalar_operand(row):
+    """Whether row's node has PyTorch's extra input for a scalar operand (see above)."""
+    return OPS[TAPE.R[row, R_CODE]].name in _SCALAR_INPUT
 
 
 def _name(row):
@@ -145,7 +166,9 @@ def _named(name):
 
 
 class AccumulateGrad(Node):
-    """Where a leaf's gradient is accumulated into its `.grad`."""
+    """Where a leaf's gradient is accumulated into its `.grad`. Its hooks and metadata
+    (`hooks.AccHooks`) belong to the leaf's slot, so every node object made for the same
+    leaf shares them."""
 
     __slots__ = ()
 
@@ -158,24 +181,47 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"  # PyTorch's, for code that compares it
 
+    def _acc(self):
+        """The leaf's AccHooks (made on first use; one whose leaf is gone is replaced)."""
+        var = self.variable
+        entry = ACC.get(self._slot)
+        if entry is None or entry[0]() is not var:
+            if len(ACC) >= _prune_at[1]:
+                _prune_acc()
+            entry = ACC[self._slot] = (weakref.ref(var), hooks.AccHooks())
+        return entry[1]
+
     def register_prehook(self, fn):
-        """`fn((grad,))` before the leaf's gradient is accumulated; a result other than None
-        replaces it (a gradient hook on the leaf)."""
-        from .hooks import register_hook
-
-        def prehook(grad):
-            r = fn((grad,))
-            return None if r is None else r[0]
-
-        return register_hook(self.variable, prehook)
+        """Register a hook called with `(grad,)` before the leaf's gradient is accumulated;
+        a tuple returned replaces it (`(None,)`: no gradient is accumulated). Runs after
+        the leaf's tensor hooks, in `backward()` (not `autograd.grad`)."""
+        return self._register_acc(0, fn)
 
     def register_hook(self, fn):
-        raise NotImplementedError("hooks after AccumulateGrad are not supported; use "
-                                  "Tensor.register_post_accumulate_grad_hook")  # fmt: skip
+        """Register a hook called with `((), (grad,))` after the leaf's gradient was
+        accumulated into `.grad`; it must return None."""
+        return self._register_acc(1, fn)
+
+    def _register_acc(self, which, fn):
+        from .hooks import register_hook
+
+        var = self.variable
+        if var is None:
+            raise RuntimeError("the leaf of this AccumulateGrad node no longer exists")
+        if var.is_cuda:
+            raise NotImplementedError("node hooks on CUDA tensors' nodes are not supported yet")
+        acc = self._acc()
+        d = acc.post_hooks if which else acc.pre_hooks
+        if not (acc.pre_hooks or acc.post_hooks):  # the leaf's slot runs it (hooks.py)
+            acc.handle = register_hook(var, acc)
+            hooks.ACC[0] += 1
+        hid = next(_IDS)
+        d[hid] = fn
+        return _AccHandle(acc, d, hid)
 
     @property
     def metadata(self):
-        raise NotImplementedError("AccumulateGrad nodes have no metadata in nbgrad")
+        return self._acc().metadata
 
     @property
     def variable(self):
@@ -191,6 +237,34 @@ class AccumulateGrad(Node):
 
     def __hash__(self):
         return hash(("acc", self._slot))
+
+
+ACC: dict = {}  # leaf slot -> (weak reference to the leaf, its AccHooks)
+
+
+def _prune_acc():
+    for s in [s for s, (ref, _) in ACC.items() if ref() is None]:
+        del ACC[s]
+    _prune_at[1] = max(1024, 2 * len(ACC))
+
+
+class _AccHandle:
+    """`handle.remove()` unregisters an AccumulateGrad hook."""
+
+    def __init__(self, acc, d, hid):
+        self._acc, self._d, self.id = acc, d, hid
+
+    def remove(self):
+        acc = self._acc
+        if self._d.pop(self.id, None) is not None and not (acc.pre_hooks or acc.post_hooks):
+            hooks.ACC[0] -= 1
+            acc.handle.remove()  # out of the leaf's slot
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
 
 
 class _NodeHandle:
@@ -210,7 +284,7 @@ class _NodeHandle:
         self.remove()
 
 
-_prune_at = [1024]
+_prune_at = [1024, 1024]  # STATE's, ACC's size that prunes
 
 
 def _prune():

@@ -119,11 +119,20 @@ def _python_row(k, name, node_hooks, anomaly):
             r = fn(gouts)
             if r is not None:
                 gouts = _replaced(fn, gouts, r)
+        if all(g is None for g in gouts):
+            return  # the hooks dropped every gradient: nothing flows past this row
+        if T.R[k, R_CODE] != _custom_code():  # (a custom backward takes None itself)
+            gouts = tuple(_zeros(s) if g is None else g for s, g in zip(outs, gouts))
         gins = tuple(_vjp(k, outs, ins, gouts))
+        extra = node.scalar_operand(k)  # PyTorch's None input for a scalar operand
+        if extra:
+            gins += (None,)
         for fn in list(post.values()):
             r = fn(gins, gouts)
             if r is not None:
                 gins = _replaced(fn, gins, r)
+        if extra:
+            gins = gins[:-1]
     if anomaly:
         anomaly_mode.check_nan(k, name, gins)
     custom = T.R[k, R_CODE] == _custom_code()
@@ -142,6 +151,13 @@ def _python_row(k, name, node_hooks, anomaly):
         accumulate(T.gaddr, T.ginit, T.S, s, contig(gd, dtype=dt).reshape(-1))
 
 
+def _zeros(s):
+    from .engine import _shape_dtype
+
+    shape, dt = _shape_dtype(s)
+    return Tensor._make(np.zeros(shape, dt), -1, False)
+
+
 def _custom_code():
     from .engine import _CUSTOM_CODE
 
@@ -149,17 +165,23 @@ def _custom_code():
 
 
 def _replaced(fn, old, new):
-    """A hook's replacement for the gradients `old`: as many, each a Tensor or None."""
-    new = tuple(new) if isinstance(new, (tuple, list)) else (new,)
+    """A node hook's replacement for the gradients `old`: a tuple of as many, each a
+    Tensor (of the same shape) or None; PyTorch's errors otherwise."""
+    if type(new) is not tuple:
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    name = getattr(fn, "__name__", type(fn).__name__)
     if len(new) != len(old):
-        name = getattr(fn, "__name__", type(fn).__name__)
         raise RuntimeError(
             f"hook '{name}' has returned an incorrect number of values (got {len(new)}, "
             f"but expected {len(old)})"
         )
-    for g in new:
-        if g is not None and not isinstance(g, Tensor):
-            raise TypeError(f"expected a Tensor or None from a hook, got {type(g).__name__}")
+    for g, o in zip(new, old):
+        if g is None:
+            continue
+        if not isinstance(g, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(g).__name__}'")
+        if o is not None and tuple(g.shape) != tuple(o.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
     return new
 
 
@@ -210,11 +232,14 @@ def post(k, gouts, gins):
     """Row k's gradients of its inputs after its node post hooks (and anomaly's check)."""
     h = node.hooks_of(k) if hooks.NODES[0] else None
     if h is not None and h[1]:
-        gins = tuple(gins)
+        extra = node.scalar_operand(k)  # PyTorch's None input for a scalar operand
+        gins = tuple(gins) + ((None,) if extra else ())
         for fn in list(h[1].values()):
             r = fn(gins, tuple(gouts))
             if r is not None:
                 gins = _replaced(fn, gins, r)
+        if extra:
+            gins = gins[:-1]
     if hooks.ANOMALY[0]:
         try:
             anomaly_mode.check_nan(k, node._name(k), gins)

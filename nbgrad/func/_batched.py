@@ -159,7 +159,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     the batched losses, seeded with the identity, gives each sample's gradient (its
     per-sample cotangents stay diagonal: docs/functional.md), without a copy of the
     parameters per sample. None where this does not apply."""
-    from .. import eye
+    from ..autograd.derivatives.per_sample import identity_seed
     from .vmap import _flatten, _unflatten
 
     if len(LEVELS) != 1:
@@ -181,20 +181,13 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     losses = out._v.reshape(-1)
     B = losses.shape[0]
     if losses.requires_grad:
-        key = (B, losses.dtype)
-        seed = _EYE.get(key)
-        if seed is None:  # kept: the sweep only reads it (as a diagonal)
-            _EYE.clear()
-            seed = _EYE[key] = eye(B, dtype=losses.dtype)
+        seed = identity_seed(B, losses.dtype)
         gs = _grad(losses, leaves, seed, allow_unused=True,
                    materialize_grads=True, is_grads_batched=True)  # fmt: skip
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
     gs = _regroup([wrap(g.detach(), lvl) for g in gs], trees)
     return gs, out.detach(), aux
-
-
-_EYE: dict = {}  # (batch size, dtype) -> the identity seed of the last per-sample gradients
 
 
 def tracing():

@@ -60,18 +60,6 @@ def _tensors(module):
 def _reparametrize(module, given, tie_weights, strict):
     entries = _tensors(module)
     names = {e[0] for e in entries}
-    if strict:
-        missing = sorted(names - set(given))
-        unexpected = sorted(set(given) - names)
-        if missing or unexpected:
-            msg = []
-            if unexpected:
-                msg.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
-            if missing:
-                msg.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
-            raise RuntimeError(
-                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(msg)
-            )
     values = dict(given)
     if tie_weights:  # a tensor under several names takes the value given for any of them
         by_id = {}
@@ -87,6 +75,18 @@ def _reparametrize(module, given, tie_weights, strict):
             if chosen:
                 for n in tied:
                     values.setdefault(n, given[chosen[0]])
+    if strict:
+        missing = sorted(names - set(values))  # a tied name given covers its ties
+        unexpected = sorted(set(given) - names)
+        if missing or unexpected:
+            msg = []
+            if unexpected:
+                msg.append("Unexpected key(s): " + ", ".join(repr(k) for k in unexpected) + ".")
+            if missing:
+                msg.append("Missing key(s): " + ", ".join(repr(k) for k in missing) + ".")
+            raise RuntimeError(
+                f"Error(s) in reparametrizing for {type(module).__name__}:\n\t" + "\n\t".join(msg)
+            )
     for k, v in values.items():
         if k in names and not isinstance(v, Tensor):
             raise TypeError(f"functional_call expects tensors, got {type(v).__name__} for '{k}'")

@@ -394,6 +394,9 @@ DIMS = {
 }
 
 
+_WHOLE = ("sum", "mean", "amax", "amin")  # reductions whose dim may be passed positionally
+
+
 def _shift(d, r):
     if isinstance(d, (tuple, list)):
         return type(d)(_wrap(x, r) + 1 for x in d)
@@ -403,6 +406,10 @@ def _shift(d, r):
 @_rule(*DIMS)
 def dim_rule(op, lvl, args, kwargs):
     names, none_mode, extra = DIMS[op.name]
+    if none_mode == "all" and len(args) == 1 and not kwargs and op.name in _WHOLE:
+        v = _at(args[0], lvl)  # x.sum(): over the sample's dims (no signature to bind)
+        if v is not None and v.dim() > 1:
+            return wrap(op(v, tuple(range(1, v.dim()))), lvl)
     if op.name in ("max", "min"):
         other = args[1] if len(args) > 1 else kwargs.get("other")
         if isinstance(other, Tensor):  # max(x, y): elementwise

