@@ -70,6 +70,22 @@ def _set_slot(S, s, arr, dt, rg, prod):
         S[s, S_SHAPE + d] = arr.shape[d]
 
 
+def set_device_slot(S, s, arr, rg, prod):
+    """Slot s describes device array `arr` (a CUDA array: its `.address` is on the device;
+    its dtype code is 0 for float32, else 1, as its rows')."""
+    dt = 0 if arr.dtype.char == "f" else 1
+    _set_device_slot(S, s, arr.address, np.array(arr.shape, np.int64), dt, rg, prod)
+
+
+@njit(cache=True, error_model="numpy")
+def _set_device_slot(S, s, addr, shape, dt, rg, prod):
+    n = 1
+    for d in range(shape.size):
+        S[s, S_SHAPE + d] = shape[d]
+        n *= shape[d]
+    _slot_header(S, s, addr, n, shape.size, dt, rg, prod)
+
+
 @njit(cache=True, error_model="numpy")
 def _row_header(R, k, code, dt, nout, nin, ipos, ilen, fpos, flen, saves):
     R[k, R_CODE] = code
@@ -303,10 +319,6 @@ class Tape:
         """Give a leaf tensor a slot the first time an op records it as an input."""
         if t._data.ndim > MAXD:
             too_many_dims(t._data.ndim)
-        if type(t._data) is not np.ndarray:  # a CUDA tensor: its address is on the device
-            from .backends.cuda.record import leaf_slot
-
-            return leaf_slot(t)
         if MT.on:
             with self.lock:
                 if t._slot >= 0:  # another thread gave it one meanwhile
@@ -316,7 +328,11 @@ class Tape:
 
     def _leaf_slot(self, t):
         s = self._take_slot()
-        _set_slot(self.S, s, t._data, t.dtype.code, 1 if t.requires_grad else 0, -1)
+        a = t._data
+        if type(a) is np.ndarray:
+            _set_slot(self.S, s, a, t.dtype.code, 1 if t.requires_grad else 0, -1)
+        else:  # a device array (CUDA): `.address` is a device pointer
+            set_device_slot(self.S, s, a, 1 if t.requires_grad else 0, -1)
         if t.requires_grad:
             self.watch[s] = weakref.ref(t)
         t._slot = s

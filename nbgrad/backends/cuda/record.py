@@ -18,37 +18,17 @@ from ...tape import (
     D_SEQ,
     MAXD,
     R_SEQ,
-    S_ADDR,
-    S_DT,
-    S_NDIM,
-    S_NUMEL,
-    S_PROD,
-    S_RG,
-    S_SHAPE,
     SAVES_LIVE,
     SAVES_NONE,
     TAPE,
     _row_header,
+    set_device_slot,
     too_many_dims,
 )
 
 CUDA_DT = 2
 ACTIVE = [False]  # set once a CUDA row was recorded: backward then looks for CUDA rows
 _DT = {"f": 0, "d": 1}
-
-
-@njit(cache=True, error_model="numpy")
-def _set_slot(S, s, addr, shape, dt, rg, prod):
-    n = 1
-    for d in range(shape.size):
-        S[s, S_SHAPE + d] = shape[d]
-        n *= shape[d]
-    S[s, S_ADDR] = addr
-    S[s, S_NUMEL] = n
-    S[s, S_NDIM] = shape.size
-    S[s, S_DT] = dt
-    S[s, S_RG] = rg
-    S[s, S_PROD] = prod
 
 
 @njit(cache=True, error_model="numpy")
@@ -63,20 +43,7 @@ def _record(R, I, F, S, k, ipos, fpos, code, rdt, nout, nin, payload, fattrs, sa
 def set_slot(s, arr, rg, prod):
     if arr.ndim > MAXD:
         too_many_dims(arr.ndim)
-    dt = _DT.get(arr.dtype.char, 1)
-    _set_slot(TAPE.S, s, arr.address, np.array(arr.shape, np.int64), dt, rg, prod)
-
-
-def leaf_slot(t):
-    """`Tape.leaf_slot` for a CUDA tensor (its address is a device pointer)."""
-    import weakref
-
-    s = TAPE.new_slot()
-    set_slot(s, t._data, 1 if t._rg else 0, -1)
-    t._slot = s
-    if t._rg:
-        TAPE.watch[s] = weakref.ref(t)
-    return s
+    set_device_slot(TAPE.S, s, arr, rg, prod)
 
 
 def slot_of(t):
