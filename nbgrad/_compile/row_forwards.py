@@ -23,6 +23,7 @@ from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
 from ..backends.cpu.memory import v32, v64, vi64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
+from ..ops import normalization as _ln
 from ..ops import softmax as _sm
 from ..ops.einsum import _strided_copy, blas_layout
 from ..ops.registry import OPS
@@ -123,6 +124,20 @@ def fwd_act(T, k, V):
         _act._fwd_par(x, y, kind, p0, p1, p2)
     else:
         _act._fwd(x, y, kind, p0, p1, p2)
+
+
+@njit(**_opts)
+def fwd_layer_norm(T, k, V):
+    """layer_norm: attrs (M, N, has weight, has bias), eps; the eager kernel, as eager picks."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    x, y = value(T, s_x, V), value(T, s_y, V)
+    M, N, has_w, has_b = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
+    w = value(T, in_slot(T, k, 1), V) if has_w else x[:0]
+    b = value(T, in_slot(T, k, 1 + has_w), V) if has_b else x[:0]
+    if x.size >= _ln.PAR_MIN and M > 1:
+        _ln.fwd_par(x, y, w, b, M, N, fattr(T, k, 0))
+    else:
+        _ln.fwd(x, y, w, b, M, N, fattr(T, k, 0))
 
 
 @njit(**_opts)
@@ -246,6 +261,7 @@ FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
 FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({"softmax": "fwd_softmax", "log_softmax": "fwd_softmax"})
+FWD["layer_norm"] = "fwd_layer_norm"
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 # indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
 # masked_select compute theirs elsewhere (program.FALLBACK)
