@@ -627,6 +627,7 @@ def test_whole_table_is_exercised():
     unreached |= {"put_CopySlices"}  # recorded by CUDA ops only
     from test_compile_ops import EXERCISED  # einsum, indexing, losses: tested there
     from test_layer_norm import EXERCISED as LAYER_NORM
+    from test_lstm_fused import EXERCISED as LSTM
 
-    unreached |= EXERCISED | LAYER_NORM
+    unreached |= EXERCISED | LAYER_NORM | LSTM
     assert {o.name for o in OPS if has_replay(o.name)} - seen == unreached

@@ -24,6 +24,7 @@ from ..backends.cpu.memory import v32, v64, vi64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops import normalization as _ln
+from ..ops import recurrent as _rec
 from ..ops import softmax as _sm
 from ..ops.einsum import _strided_copy, blas_layout
 from ..ops.registry import OPS
@@ -138,6 +139,21 @@ def fwd_layer_norm(T, k, V):
         _ln.fwd_par(x, y, w, b, M, N, fattr(T, k, 0))
     else:
         _ln.fwd(x, y, w, b, M, N, fattr(T, k, 0))
+
+
+@njit(**_opts)
+def fwd_lstm(T, k, V):
+    """lstm_seq: attrs (S, B, H, has bias, has h0, has c0, reverse); the eager kernel."""
+    S, B, H = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    has_b, has_h, has_c = iattr(T, k, 3), iattr(T, k, 4), iattr(T, k, 5)
+    xg = value(T, in_slot(T, k, 0), V).reshape(S, B, 4 * H)
+    w = value(T, in_slot(T, k, 1), V).reshape(4 * H, H)
+    b = value(T, in_slot(T, k, 2), V) if has_b else xg.reshape(-1)[:0]
+    h0 = value(T, in_slot(T, k, 2 + has_b), V).reshape(B, H) if has_h else w[:0]
+    c0 = value(T, in_slot(T, k, 2 + has_b + has_h), V).reshape(B, H) if has_c else w[:0]
+    y = value(T, out_slot(T, k, 0), V).reshape(S, B, 2 * H)
+    if y.size:
+        _rec.forward(xg, w, b, h0, c0, iattr(T, k, 6) != 0, y)
 
 
 @njit(**_opts)
@@ -262,6 +278,7 @@ FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fw
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({"softmax": "fwd_softmax", "log_softmax": "fwd_softmax"})
 FWD["layer_norm"] = "fwd_layer_norm"
+FWD["lstm_seq"] = "fwd_lstm"
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 # indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
 # masked_select compute theirs elsewhere (program.FALLBACK)

@@ -267,7 +267,7 @@ def sum_to(g, shape, nb):
 
 
 def _load():
-    from . import elementwise, nn, normalization, shape, tensorops  # noqa: F401  (their VJPs)
+    from . import elementwise, nn, normalization, recurrent, shape, tensorops  # noqa: F401
 
 
 __all__ = ["DVJP", "Row", "defvjp", "handle", "host", "on_device", "sum_to", "wrap"]
