@@ -113,6 +113,8 @@ with _cache.numba_cache_dir():
     from . import cuda  # noqa: E402
     from .ops import linear as _linear  # noqa: E402, F401
     from .ops import losses as _losses  # noqa: E402, F401
+    from .ops import normalization as _normalization  # noqa: E402, F401
+    from .ops import recurrent as _recurrent  # noqa: E402, F401
 from . import _docstrings  # noqa: E402, F401  (attaches docstrings of op functions)
 from .serialization import load, save  # noqa: E402
 

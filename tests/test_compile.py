@@ -630,6 +630,8 @@ def test_whole_table_is_exercised():
     unreached = {"index_basic", "view_NarrowBackward0", "view_SelectBackward0", "unsafe_view"}
     unreached |= {"put_CopySlices"}  # recorded by CUDA ops only
     from test_compile_ops import EXERCISED  # einsum, indexing, losses: tested there
+    from test_layer_norm import EXERCISED as LAYER_NORM
+    from test_lstm_fused import EXERCISED as LSTM
 
-    unreached |= EXERCISED | OWN_FILE
+    unreached |= EXERCISED | OWN_FILE | LAYER_NORM | LSTM
     assert {o.name for o in OPS if has_replay(o.name)} - seen == unreached

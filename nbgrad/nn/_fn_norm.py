@@ -10,6 +10,7 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..creation import _rng
+from ..ops import normalization as _ln
 from ..tensor import Tensor
 
 
@@ -32,6 +33,9 @@ def layer_norm(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
+    y = _ln.fused(input, shape, weight, bias, eps)
+    if y is not None:
+        return y
     dims = tuple(range(-k, 0))
     y = _normalize_over(input, dims, eps)
     if weight is not None:

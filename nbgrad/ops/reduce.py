@@ -7,6 +7,7 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .. import _dtype
+from ..backends.cpu.broadcast import spread
 from ..backends.cpu.rowio import (
     cot,
     fattr,
@@ -61,20 +62,10 @@ def vjp_sum(T, k, V):
     if numel(T, s_y) == 1:  # one value everywhere: kept as one value where it can be
         push(T, s_x, V, g[0] * scale)
         return
-    n = numel(T, s_x)
     gx = cot(T, s_x, V)
     init = first(T, s_x)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
-    idx = np.zeros(shp.size, np.int64)
-    offs = np.zeros(2, np.int64)
-    for i in range(n):
-        v = g[offs[0]] * scale
-        if init:
-            gx[i] = v
-        else:
-            gx[i] += v
-        step(idx, shp, offs, st, st)
+    spread(g, gx, shp, _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp), scale, init)
 
 
 @njit(cache=True, error_model="numpy")

@@ -273,7 +273,7 @@ def sum_to(g, shape, nb):
 
 
 def _load():
-    from . import elementwise, nn, shape, tensorops  # noqa: F401  (register their VJPs)
+    from . import elementwise, nn, normalization, recurrent, shape, tensorops  # noqa: F401
 
     for op in OPS:  # ops declared with their differentiable VJP (ops/registry.py)
         if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:

@@ -37,6 +37,8 @@ from nbgrad.ops.vecloops import gmul_par, gscale
 from nbgrad.backends.cpu.rowio import (
     out_slot, in_slot, fattr, numel, shape, value, wants, cot, first, acc, bstrides, step,
     bcast, bval, push)
+from nbgrad.backends.cpu.broadcast import blocks, coalesce, next_row, row_of, row_start
+from nbgrad.ops.vecloops import rsum
 PAR_MIN = {PAR_MIN}
 '''
 
@@ -191,7 +193,7 @@ def _fwd_binary(name, f):
         )
     )
     same = ew.subst(f, a="a[i]", b="b[i]")
-    bc = ew.subst(f, a="a[offs[0]]", b="b[offs[1]]")
+    bc = ew.subst(f, a="av[i]", b="bv[i]")
     ts = ew.subst(f, a="a[i]", b="c")
     st = ew.subst(f, a="c", b="b[i]")
 
@@ -208,23 +210,109 @@ def _fwd_binary(name, f):
         + f"""
 
 @njit(cache=True, error_model="numpy")
+def rows_{name}_bc(a, b, o, r0, r1, shp, sa, sb):
+    nd = shp.size
+    m = shp[nd - 1]
+    ia, ib = sa[nd - 1] != 0, sb[nd - 1] != 0
+    shp, sa, sb = shp[: nd - 1], sa[: nd - 1], sb[: nd - 1]
+    idx, offs = row_start(r0, shp, sa, sb)
+    ta = np.empty(0 if ia else m, o.dtype)
+    tb = np.empty(0 if ib else m, o.dtype)
+    for r in range(r0, r1):
+        av = row_of(a, offs[0], m, ia, ta)
+        bv = row_of(b, offs[1], m, ib, tb)
+        ov = o[r * m : (r + 1) * m]
+        for i in range(m):
+            ov[i] = {bc}
+        next_row(idx, shp, offs, sa, sb)
+
+
+@njit(cache=True, parallel=True, error_model="numpy")
 def fwd_{name}_bc(a, b, out, shp, sa, sb):
     a = a.reshape(a.size)
     b = b.reshape(b.size)
     o = out.reshape(out.size)
-    idx = np.zeros(shp.size, np.int64)
-    offs = np.zeros(2, np.int64)
-    for i in range(o.size):
-        o[i] = {bc}
-        step(idx, shp, offs, sa, sb)
+    if o.size == 0:
+        return
+    shp, sa, sb = coalesce(shp, sa, sb)
+    rows = o.size // shp[shp.size - 1]
+    nb = blocks(rows, o.size, PAR_MIN)
+    if nb == 1:
+        rows_{name}_bc(a, b, o, 0, rows, shp, sa, sb)
+        return
+    per = (rows + nb - 1) // nb
+    for q in prange(nb):
+        rows_{name}_bc(a, b, o, min(q * per, rows), min((q + 1) * per, rows), shp, sa, sb)
 """
     )
 
 
+def _grad_rows(name, dst, rule):
+    """The broadcasting VJP for operand `dst` over rows r0..r1 of the output (see
+    `broadcast.py`): added elementwise into a row of dst's gradient where dst runs along
+    the row, else summed over the row (in vecloops' fixed order) into one element."""
+    e = ew.subst(rule, a="av[i]", b="bv[i]", y="yv[i]", g="gv[i]")
+    pad = " " * 8
+    rows = "".join(
+        f"{pad}{v}v = row_of({v}, offs[{j}], m, i{v}, t{v})\n"
+        for j, v in enumerate("ab")
+        if ew.uses(rule, v)
+    )
+    if ew.uses(rule, "y"):
+        rows += f"{pad}yv = y[r * m : (r + 1) * m]\n"
+    j = "ab".index(dst)
+    return f"""
+
+@njit(cache=True, error_model="numpy")
+def grows_{name}_{dst}(g, a, b, y, gd, r0, r1, shp, sa, sb, init):
+    nd = shp.size
+    m = shp[nd - 1]
+    ia, ib = sa[nd - 1] != 0, sb[nd - 1] != 0
+    shp, sa, sb = shp[: nd - 1], sa[: nd - 1], sb[: nd - 1]
+    idx, offs = row_start(r0, shp, sa, sb)
+    ta = np.empty(0 if ia else m, g.dtype)
+    tb = np.empty(0 if ib else m, g.dtype)
+    tmp = np.empty(0 if i{dst} else m, g.dtype)
+    for r in range(r0, r1):
+{rows}        gv = g[r * m : (r + 1) * m]
+        od = offs[{j}]
+        if i{dst}:
+            dv = gd[od : od + m]
+            if init:
+                for i in range(m):
+                    dv[i] = {e}
+            else:
+                for i in range(m):
+                    dv[i] += {e}
+        else:
+            for i in range(m):
+                tmp[i] = {e}
+            if init:
+                gd[od] = rsum(tmp)
+            else:
+                gd[od] += rsum(tmp)
+        next_row(idx, shp, offs, sa, sb)
+"""
+
+
 def _vjp_binary(name, da, db):
-    rules = (("a", da), ("b", db))
-    bcx = {o: ew.subst(e, a="a[offs[0]]", b="b[offs[1]]", y="y[i]", g="g[i]") for o, e in rules}
+    saves = ew.binary_saves(name, "tt")
+    args = ", ".join(v if v in saves else "g" for v in "aby")  # unread ones: any array
+    grads = "".join(
+        f"""    if wants(T, s_{d}):
+        if numel(T, s_{d}) == n:  # every element of g{d} is written once
+            g{d} = cot(T, s_{d}, V)
+            init = first(T, s_{d})
+        else:
+            g{d} = acc(T, s_{d}, V)
+            init = False
+        grows_{name}_{d}(g, {args}, g{d}, 0, rows, shp, sa, sb, init)
+"""
+        for d in "ab"
+    )
     out = [
+        _grad_rows(name, "a", da),
+        _grad_rows(name, "b", db),
         f"""
 @njit(cache=True, error_model="numpy")
 def vjp_{name}(T, k, V):
@@ -233,31 +321,15 @@ def vjp_{name}(T, k, V):
     s_b = in_slot(T, k, 1)
     n = numel(T, s_y)
 {_bcast_branch(name, da, db)}    g = cot(T, s_y, V)
-{_loads(ew.binary_saves(name, "tt"))}    if numel(T, s_a) == n and numel(T, s_b) == n:
+{_loads(saves)}    if numel(T, s_a) == n and numel(T, s_b) == n:
         if wants(T, s_a):
             ga = cot(T, s_a, V)
 {_same_shape("a", da)}        if wants(T, s_b):
             gb = cot(T, s_b, V)
 {_same_shape("b", db)}        return
-    # broadcasting: walk the output, scatter-add into each operand's (smaller) gradient
-    shp = shape(T, s_y)
-    sa = bstrides(T, s_a, s_y)
-    sb = bstrides(T, s_b, s_y)
-    idx = np.zeros(shp.size, np.int64)
-    offs = np.zeros(2, np.int64)
-    if wants(T, s_a):
-        ga = acc(T, s_a, V)
-        for i in range(n):
-            ga[offs[0]] += {bcx["a"]}
-            step(idx, shp, offs, sa, sb)
-    if wants(T, s_b):
-        idx[:] = 0
-        offs[:] = 0
-        gb = acc(T, s_b, V)
-        for i in range(n):
-            gb[offs[1]] += {bcx["b"]}
-            step(idx, shp, offs, sa, sb)
-"""
+    shp, sa, sb = coalesce(shape(T, s_y), bstrides(T, s_a, s_y), bstrides(T, s_b, s_y))
+    rows = n // shp[shp.size - 1] if n else 0  # (an empty output still zeroes gradients)
+{grads}""",
     ]
     for variant, op, expr in (("ts", "a", da), ("st", "b", db)):
         other = "b" if op == "a" else "a"

@@ -10,6 +10,7 @@ import math
 from typing import Any
 
 from ... import creation
+from ...ops import recurrent as _rec
 from ...ops.joins import cat, stack
 from ...ops.linear import linear
 from ...tensor import Tensor
@@ -168,10 +169,18 @@ class RNNBase(Module):
             outs = []
             for d in range(dirs):
                 w_ih, w_hh, b_ih, b_hh = self._weights(layer, d)
-                xg = linear(x, w_ih, b_ih).unbind(0)  # all steps' input projections at once
                 k = layer * dirs + d
                 h = h0[k] if h0 is not None else None
                 c = c0[k] if lstm and c0 is not None else None
+                xg = linear(x, w_ih, b_ih)  # all steps' input projections at once
+                y = _rec.lstm(xg, w_hh, b_hh, h, c, d) if lstm else None
+                if y is not None:  # the fused recurrence: Y holds each step's (h, c)
+                    H, last = self.hidden_size, 0 if d else seq - 1
+                    outs.append(y[:, :, :H])
+                    hs.append(y[last, :, :H])
+                    cs.append(y[last, :, H:])
+                    continue
+                xg = xg.unbind(0)
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 out = [None] * seq
                 for t in steps:
