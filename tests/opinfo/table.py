@@ -1184,6 +1184,48 @@ OPS += [
     ),
 ]
 
+# -- layers (nn.functional) -------------------------------------------------------------
+OPS += [
+    OpInfo(
+        FN + "layer_norm",
+        one(
+            lambda r: Sample(r.any(2, 3, 4), (4,), r.any(4), r.any(4)),
+            lambda r: Sample(r.any(3, 4), (3, 4)),
+        ),
+    ),
+    OpInfo(FN + "group_norm", one(lambda r: Sample(r.any(2, 4, 3), 2, r.any(4), r.any(4)))),
+    OpInfo(FN + "rms_norm", one(lambda r: Sample(r.any(2, 3, 4), (4,), r.any(4)))),
+    OpInfo(
+        FN + "conv1d", one(lambda r: Sample(r.any(2, 2, 5), r.any(3, 2, 3), r.any(3), padding=1))
+    ),
+    OpInfo(
+        FN + "conv2d",
+        one(lambda r: Sample(r.any(1, 2, 4, 4), r.any(3, 2, 2, 2), r.any(3), stride=2)),
+    ),
+    OpInfo(FN + "avg_pool2d", one(lambda r: Sample(r.any(1, 2, 4, 4), 2))),
+    OpInfo(FN + "max_pool2d", one(lambda r: Sample(r.distinct(1, 2, 4, 4), 2))),
+    OpInfo(
+        FN + "pad",
+        one(
+            lambda r: Sample(r.any(2, 3), (1, 2)),
+            lambda r: Sample(r.any(1, 2, 3), (1, 0, 0, 1), value=0.5),
+        ),
+    ),
+    OpInfo(FN + "pairwise_distance", one(lambda r: Sample(r.any(3, 4), r.any(3, 4)))),
+    OpInfo(FN + "embedding", one(lambda r: Sample(C([[0, 2], [1, 2]]), r.any(3, 4)))),
+    OpInfo(
+        FN + "gaussian_nll_loss",
+        one(lambda r: Sample(r.any(3, 4), r.any(3, 4), r.pos(3, 4))),
+        # a bug: it reads its CUDA arguments as NumPy arrays
+        unsupported={"cuda": Unsupported("computes on the host", raises=(TypeError, "cuda"))},
+    ),
+    OpInfo(FN + "poisson_nll_loss", one(lambda r: Sample(r.any(3, 4), r.pos(3, 4)))),
+    OpInfo(
+        FN + "margin_ranking_loss",
+        one(lambda r: Sample(r.distinct(5), r.shifted(5), C([1.0, -1.0, 1.0, 1.0, -1.0]))),
+    ),
+]
+
 # -- linear algebra (LAPACK on the host: CPU only) -------------------------------------------
 
 
@@ -1286,12 +1328,13 @@ _NOT_COMPILED = {
     "tensors made inside the op (masks, constants) are neither arguments nor parameters": (
         "neither an argument nor a parameter",
         "nan_to_num remainder fmod atan2_0d maximum_0d minimum_0d masked_fill tril triu "
-        "diag_embed nn.functional.kl_div logdet linalg.cholesky",
+        "diag_embed nn.functional.kl_div logdet linalg.cholesky nn.functional.gaussian_nll_loss "
+        "nn.functional.margin_ranking_loss",
     ),
     "positions computed on the host from values would be frozen": (
         "positions|an index computed on the host",
-        "max_dim min_dim cummax cummin roll repeat_interleave masked_select index_put sort "
-        "msort topk kthvalue",
+        "max_dim min_dim nn.functional.max_pool2d cummax cummin roll repeat_interleave "
+        "masked_select index_put sort msort topk kthvalue",
     ),
     "a diagonal's gather row has no compiled replay": (
         "take_TakeBackward0",
