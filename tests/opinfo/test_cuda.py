@@ -29,7 +29,9 @@ def compare(op, s):
             assert all(t.grad is None or t.grad.device.type == device for t in ts), what
             grads.append([None if t.grad is None else t.grad.cpu().numpy() for t in ts])
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-9, atol=1e-9, err_msg=what)
-    for j, (a, b) in enumerate(zip(*grads)) if grads else ():
+    if not grads:
+        return
+    for j, (a, b) in enumerate(zip(*grads)):
         assert (a is None) == (b is None), f"{what}: grad {j}"
         if a is not None:
             np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9, err_msg=f"{what}: grad {j}")
