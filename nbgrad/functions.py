@@ -117,16 +117,24 @@ dot = linalg.dot
 outer = ger = linalg.outer
 
 
+def _cuda(x):
+    """A CUDA tensor: the view functions call its own methods (the CPU views below record
+    on the host tape)."""
+    return getattr(x, "is_cuda", False)
+
+
 def reshape(input: Tensor, shape: Sequence[int]) -> Tensor:  # noqa: A002
-    return views.reshape(input, shape)
+    return input.reshape(shape) if _cuda(input) else views.reshape(input, shape)
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:  # noqa: A002
+    if _cuda(input):
+        return input.flatten(start_dim, end_dim)
     return views.flatten(input, start_dim, end_dim)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
-    return views.transpose(input, dim0, dim1)
+    return input.transpose(dim0, dim1) if _cuda(input) else views.transpose(input, dim0, dim1)
 
 
 def t(input: Tensor) -> Tensor:  # noqa: A002
@@ -134,19 +142,21 @@ def t(input: Tensor) -> Tensor:  # noqa: A002
 
 
 def permute(input: Tensor, dims: Sequence[int]) -> Tensor:  # noqa: A002
-    return views.permute(input, tuple(dims))
+    return input.permute(tuple(dims)) if _cuda(input) else views.permute(input, tuple(dims))
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
-    return views.unsqueeze(input, dim)
+    return input.unsqueeze(dim) if _cuda(input) else views.unsqueeze(input, dim)
 
 
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:  # noqa: A002
+    if _cuda(input):
+        return input.squeeze() if dim is None else input.squeeze(dim)
     return views.squeeze(input, dim)
 
 
 def clone(input: Tensor) -> Tensor:  # noqa: A002
-    return views.clone(input)
+    return input.clone() if _cuda(input) else views.clone(input)
 
 
 def eq(a: Tensor, b: Tensor | Number) -> Tensor:

@@ -696,7 +696,8 @@ class Tensor:
     def __invert__(self) -> Tensor:
         if self._data.dtype.kind not in "bi":
             raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
-        return Tensor._make(~self._data, -1, False)
+        # np.asarray: ~ of a 0-d array is a NumPy scalar, which kernels cannot take
+        return Tensor._make(np.asarray(~self._data), -1, False)
 
     def __and__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("and", self, other)

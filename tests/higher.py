@@ -3,7 +3,7 @@
 `check_higher(fn, *args)`: float64 NumPy arrays among `args` become leaves that require
 grad; anything else (index tensors, ints) is passed through. Expected values come from
 the compiled first-order backward (itself checked against finite differences and PyTorch
-in test_gradcheck.py) and from central differences of it, never from the code under test.
+in tests/opinfo/) and from central differences of it, never from the code under test.
 """
 
 import numpy as np

@@ -1,5 +1,6 @@
-"""The CUDA backend against the CPU backend: values and gradients of every CUDA op, device
-semantics and errors. Runs on a GPU when present, else on Numba's CUDA simulator
+"""The CUDA backend against the CPU backend: values and gradients of CUDA ops in programs
+(each op alone, elementwise ones in every broadcast: the op table, tests/opinfo/test_cuda.py),
+device semantics and errors. Runs on a GPU when present, else on Numba's CUDA simulator
 (tests/conftest.py); sizes are tiny because the simulator runs a Python thread per CUDA
 thread. The CPU backend is the oracle (itself checked against finite differences and
 PyTorch in the other test files)."""
@@ -14,13 +15,11 @@ import numpy as np
 import pytest
 
 import nbgrad as nb
-from nbgrad.ops import elementwise as ew
 
 pytestmark = pytest.mark.skipif(not nb.cuda.is_available(), reason="no GPU and no simulator")
 
 RNG = np.random.default_rng(7)
 X = np.array([[-0.7, -0.3, 0.2], [0.45, 0.6, 0.85]])
-POSITIVE = {"log", "sqrt", "log2", "log10", "rsqrt", "log1p", "reciprocal"}
 
 
 def _leaves(arrays, device):
@@ -44,27 +43,6 @@ def check(fn, *arrays, tol=1e-9, seed_grad=True):
     for a, b in zip(cpu, gpu):
         assert b.grad.is_cuda
         np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.numpy(), rtol=tol, atol=tol)
-
-
-@pytest.mark.parametrize("name", [n for n in ew.UNARY if n != "gelu_tanh"])
-def test_unary(name):
-    x = np.abs(X) if name in POSITIVE else X
-    check(getattr(nb, name), x)
-
-
-@pytest.mark.parametrize("name", list(ew.BINARY))
-def test_binary(name):
-    a = np.abs(X) + 0.5 if name == "pow" else X
-    b = RNG.uniform(0.2, 1.5, X.shape)
-    f = {"maximum": nb.maximum, "minimum": nb.minimum, "atan2": nb.atan2}.get(name)
-    op = f or {"add": lambda p, q: p + q, "sub": lambda p, q: p - q, "mul": lambda p, q: p * q,
-               "div": lambda p, q: p / q, "pow": lambda p, q: p**q}[name]  # fmt: skip
-    check(op, a, b)  # same shape
-    check(op, a, b[:1])  # broadcast (1, 3) against (2, 3)
-    check(op, a[:, :1], b[0])  # (2, 1) against (3,): both operands broadcast
-    if f is None:
-        check(lambda p: op(p, 1.5), a)  # tensor-scalar
-        check(lambda p: op(1.5, p), np.abs(a) + 0.1)  # scalar-tensor
 
 
 def test_float32_and_promotion():

@@ -1,154 +1,15 @@
-"""create_graph, batched cotangents and double backward through every op (tests/higher.py).
-
-Each case is one op family; `test_every_op_has_a_differentiable_vjp` checks that the cases
-below, with those of test_higher_ops.py, put every op of the op table on the tape.
-"""
+"""Higher-order gradients beyond single ops: a float32 -> float64 cast, every op having a
+differentiable VJP, backward(create_graph=True), and freed graphs. Each op's create_graph,
+batched and double backward are checked by the op table (tests/opinfo/test_gradgrad.py,
+test_grad.py)."""
 
 import numpy as np
 import pytest
-from higher import check_higher
 
 import nbgrad
 
 rng = np.random.default_rng(0)
 X = rng.uniform(-1, 1, (3, 4))
-Y = rng.uniform(-1, 1, (3, 4))
-P = rng.uniform(0.5, 2, (3, 4))
-ROW = rng.uniform(-1, 1, (1, 4))
-
-UNARY = [
-    "neg",
-    "exp",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "sinh",
-    "cosh",
-    "atan",
-    "erf",
-    "silu",
-    "square",
-    "expm1",
-    "reciprocal",
-]
-POSITIVE = ["log", "sqrt", "log2", "log10", "log1p", "rsqrt", "exp2"]
-BOUNDED = ["asin", "acos", "tan"]  # |x| < 1
-
-
-@pytest.mark.parametrize("name", UNARY + POSITIVE + BOUNDED)
-def test_unary(name):
-    a = P if name in POSITIVE else X * 0.8 if name in BOUNDED else X
-    check_higher(lambda x: getattr(nbgrad, name)(x), a)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [
-        lambda a, b: a + b,
-        lambda a, b: a - b,
-        lambda a, b: a * b,
-        lambda a, b: a / (b + 3),
-        lambda a, b: (a + 2) ** b,
-        lambda a, b: nbgrad.atan2(a, b),
-        lambda a, b: nbgrad.maximum(a, b) * a,
-        lambda a, b: nbgrad.minimum(a, b) * b,
-    ],
-    ids=["add", "sub", "mul", "div", "pow", "atan2", "maximum", "minimum"],
-)
-def test_binary_broadcast(fn):
-    check_higher(fn, X, ROW)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [
-        lambda a: a * 2.5 - 1.0,
-        lambda a: 2.0 / (a + 3) + 1.0 - a,
-        lambda a: (a + 2) ** 1.5 + 1.7**a,
-        lambda a: nbgrad.atan2(a, 0.5) + nbgrad.atan2(0.5, a),
-        lambda a: (
-            nbgrad.maximum(a, nbgrad.tensor(0.1)) * a + nbgrad.minimum(nbgrad.tensor(0.2), a) * a
-        ),
-        lambda a: nbgrad.relu(a) * a + nbgrad.abs(a) * a,
-        lambda a: nbgrad.nn.functional.gelu(a) + nbgrad.nn.functional.gelu(a, approximate="tanh"),
-        lambda a: (nbgrad.floor(a) + nbgrad.ceil(a) + nbgrad.round(a) + nbgrad.sign(a)) * a,
-    ],
-    ids=[
-        "scalar-mul-sub",
-        "scalar-div",
-        "scalar-pow",
-        "scalar-atan2",
-        "scalar-max-min",
-        "relu-abs",
-        "gelu",
-        "rounding",
-    ],
-)
-def test_scalar_operands(fn):
-    check_higher(fn, X, atol=1e-6)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [
-        lambda a: (a * a).sum(),
-        lambda a: (a * a).sum(1),
-        lambda a: (a * a).sum((0, 1), keepdim=True),
-        lambda a: (a * a).mean(),
-        lambda a: (a * a).mean(0, keepdim=True),
-    ],
-    ids=["sum", "sum_dim", "sum_keep", "mean", "mean_dim"],
-)
-def test_reductions(fn):
-    check_higher(fn, X)
-
-
-@pytest.mark.parametrize(
-    "fn",
-    [
-        lambda a: a.reshape(4, 3) * a.reshape(4, 3),
-        lambda a: a.unsqueeze(1).squeeze() * a.flatten().view(3, 4),
-        lambda a: a.unsqueeze(0).squeeze(0) * a.clone(),
-        lambda a: a[1:, ::2] * a[:2, 1:3],
-        lambda a: a[1] * a[:, 0:4][0],
-        lambda a: a.t() @ a.transpose(0, 1).T,
-        lambda a: a.permute(1, 0) * a.T,
-        lambda a: a[:1].expand(3, 4) * a,
-        lambda a: a[None, :, None] * a[:, None],
-    ],
-    ids=["view", "squeeze", "clone", "slice", "select", "t", "permute", "expand", "index"],
-)
-def test_views(fn):
-    check_higher(fn, X)
-
-
-@pytest.mark.parametrize(
-    "shapes",
-    [
-        ((4,), (4,)),
-        ((3, 4), (4,)),
-        ((4,), (4, 2)),
-        ((3, 4), (4, 2)),
-        ((2, 3, 4), (2, 4, 2)),
-        ((2, 3, 4), (4, 2)),
-        ((4,), (2, 4, 3)),
-        ((2, 1, 3, 4), (3, 4, 2)),
-    ],
-    ids=["dot", "mv", "vm", "mm", "bmm", "batched", "v-bmm", "broadcast"],
-)
-def test_matmul(shapes):
-    a, b = (rng.uniform(-1, 1, s) for s in shapes)
-    check_higher(lambda x, y: nbgrad.tanh(x @ y), a, b)
-
-
-def test_bmm_and_linear():
-    a, b = rng.uniform(-1, 1, (2, 3, 4)), rng.uniform(-1, 1, (2, 4, 2))
-    check_higher(lambda x, y: nbgrad.sin(nbgrad.bmm(x, y)), a, b)
-    F = nbgrad.nn.functional
-    w, bias = rng.uniform(-1, 1, (2, 4)), rng.uniform(-1, 1, 2)
-    check_higher(lambda x, w, b: nbgrad.tanh(F.linear(x, w, b)), X, w, bias)
-    check_higher(lambda x, w: nbgrad.tanh(F.linear(x, w)), rng.uniform(-1, 1, (2, 3, 4)), w)
 
 
 def test_dtype_cast_double_backward():
@@ -164,7 +25,7 @@ def test_dtype_cast_double_backward():
 
 def test_every_op_has_a_differentiable_vjp():
     """create_graph, batched VJPs and forward mode need a differentiable VJP for each op of
-    the op table (their behaviour is checked per op here and in test_higher_ops_*.py)."""
+    the op table (their behaviour is checked per op in tests/opinfo/)."""
     from nbgrad.autograd.graph import _ensure_loaded
     from nbgrad.ops.registry import OPS
 

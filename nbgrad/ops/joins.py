@@ -204,9 +204,7 @@ def hstack(tensors):
 
 
 def vstack(tensors):
-    from .views import reshape
-
-    ts = [t if t._data.ndim >= 2 else reshape(t, (1, -1)) for t in _tensors(tensors, "vstack")]
+    ts = [t if t.ndim >= 2 else t.reshape(1, -1) for t in _tensors(tensors, "vstack")]
     return cat(ts, 0)
 
 
