@@ -669,6 +669,10 @@ OPS += [
         "cummax", one(lambda r: Sample(r.any(3, 4), 1)), op=lambda m, x, d: m.cummax(x, d).values
     ),
     OpInfo(
+        "logcumsumexp",
+        one(lambda r: Sample(r.any(3, 4), 1), lambda r: Sample(r.any(2, 2, 3), 0)),
+    ),
+    OpInfo(
         "cummin", one(lambda r: Sample(r.any(3, 4), 0)), op=lambda m, x, d: m.cummin(x, d).values
     ),
 ]
