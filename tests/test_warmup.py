@@ -138,6 +138,31 @@ def test_warmup_quiet_and_all(capsys):
         warmup.main(["--no-such-flag"])
 
 
+def test_merge_adds_what_another_directory_compiled(tmp_path, monkeypatch):
+    """`_cache.merge` (how `warmup --jobs` gathers its processes' work) adds another cache
+    directory's entries under free names: both signatures then load without compiling."""
+
+    def kernel():  # a cached function that counts as a generated module of nbgrad's
+        ns = {"__name__": "nbgrad_gen_merge_test"}
+        exec("def f(x):\n    return x + 1\n", ns)
+        return numba.njit(cache=True)(ns["f"])
+
+    for name, arg in (("a", 1), ("b", 1.5)):  # each directory's first entry: the same name
+        monkeypatch.setattr(nbgrad._cache, "DIR", tmp_path / name)
+        kernel()(arg)
+    monkeypatch.setattr(nbgrad._cache, "DIR", tmp_path / "a")
+    nbgrad._cache.merge(tmp_path / "b")
+    f = kernel()
+    assert f(2) == 3 and f(2.5) == 3.5
+    assert sum(f.stats.cache_hits.values()) == 2 and not sum(f.stats.cache_misses.values())
+
+
+def test_warmup_jobs_one_runs_in_this_process(capsys):
+    assert warmup.main(["--jobs", "1"]) == 0
+    n = len(warmup.steps())
+    assert f"{n}/{n}" in capsys.readouterr().err
+
+
 def test_steps_docstring_example_runs():
     import doctest
 
