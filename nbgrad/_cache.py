@@ -110,12 +110,15 @@ def _directory():
     directory (a shared cache this user cannot write is then only copied)."""
     wanted = _root() / HASH
     private = Path(tempfile.gettempdir()) / f"nbgrad-{os.getuid()}" / HASH
+    # kernels compiled with bounds checks are cached under the same keys: never mix the two
+    seed = not numba.config.BOUNDSCHECK
     for d in (wanted, private):
         with contextlib.suppress(OSError):
             if not d.exists() or not any(d.iterdir()):
                 d.parent.mkdir(parents=True, exist_ok=True)
                 _prune(d.parent)
-                _seed(d, (wanted, PREBUILT / HASH))
+                if seed:
+                    _seed(d, (wanted, PREBUILT / HASH))
         if _writable(d):
             return d
     raise OSError(f"nbgrad: no writable directory for its kernel cache (tried {wanted}, {private})")

@@ -2,8 +2,8 @@
 
 nbgrad compiles each kernel on first use and caches it on disk; a fresh cache makes the first
 program wait. This runs what a typical program runs (elementwise ops and their gradients,
-matmul, reductions, softmax and the losses, an MLP step with the common optimizers) in
-float32 and float64, so that later processes load everything from the cache. ``--all``
+matmul, `autograd.grad` and gradients of non-scalar outputs, reductions, softmax and the
+losses, an MLP step with the common optimizers) in float32 and float64, so that later processes load everything from the cache. ``--all``
 compiles every op's gradient and every elementwise op, optimizer and parallel kernel too.
 Running ops through the public API compiles exactly the specializations programs hit.
 With several cores the steps are shared out among processes, each compiling into a copy of
@@ -73,6 +73,15 @@ def _linear_algebra(dtype):
     (a.t() @ a).transpose(0, 1).reshape(-1)[1:].sum().backward()
 
 
+def _autograd(dtype):
+    """Gradients of non-scalar outputs, `autograd.grad`, and accumulation into `.grad`."""
+    x = _pos((3,), dtype)
+    y = torch.outer(x, x)
+    torch.autograd.grad(y, x, torch.ones_like(y), retain_graph=True)
+    y.backward(torch.ones_like(y))
+    (x * x).sum().backward()
+
+
 def _reductions(dtype):
     x = _pos((4, 5), dtype)
     (x.sum() + x.mean() + x.max() + x.sum(1).sum() + x.mean(0).sum()).backward()
@@ -136,6 +145,7 @@ def steps(everything=False):
         out += [
             (f"elementwise {tag}", lambda d=dtype: _elementwise(d, unary, binary, shapes)),
             (f"matmul {tag}", lambda d=dtype: _linear_algebra(d)),
+            (f"autograd {tag}", lambda d=dtype: _autograd(d)),
             (f"reductions {tag}", lambda d=dtype: _reductions(d)),
             (f"softmax and losses {tag}", lambda d=dtype: _losses(d)),
             (f"MLP and optimizers {tag}", lambda d=dtype: _mlp_steps(d, optimizers)),
