@@ -3,8 +3,9 @@
 nbgrad compiles each kernel on first use and caches it on disk; a fresh cache makes the first
 program wait. This runs what a typical program runs (elementwise ops and their gradients,
 matmul, `autograd.grad` and gradients of non-scalar outputs, reductions, softmax and the
-losses, an MLP step with the common optimizers) in float32 and float64, so that later processes load everything from the cache. ``--all``
-compiles every op's gradient and every elementwise op, optimizer and parallel kernel too.
+losses, an MLP step with the common optimizers) in float32 and float64, so that later
+processes load everything from the cache. ``--all`` compiles every op's gradient and every
+elementwise op, optimizer and parallel kernel too.
 Running ops through the public API compiles exactly the specializations programs hit.
 With several cores the steps are shared out among processes, each compiling into a copy of
 the cache, and their results merged into it (`_cache.merge`).
