@@ -74,13 +74,28 @@ def _linear_algebra(dtype):
     (a.t() @ a).transpose(0, 1).reshape(-1)[1:].sum().backward()
 
 
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * a * g
+
+
 def _autograd(dtype):
-    """Gradients of non-scalar outputs, `autograd.grad`, and accumulation into `.grad`."""
+    """Gradients of non-scalar outputs, `autograd.grad`, accumulation into `.grad`,
+    `retain_grad` and a custom Function (which read gradients out of the sweep)."""
     x = _pos((3,), dtype)
     y = torch.outer(x, x)
     torch.autograd.grad(y, x, torch.ones_like(y), retain_graph=True)
     y.backward(torch.ones_like(y))
-    (x * x).sum().backward()
+    y = x * 2
+    y.retain_grad()
+    (_Square.apply(y) + x * x).sum().backward()
 
 
 def _reductions(dtype):
