@@ -28,19 +28,7 @@ from .ops import elementwise as _ew
 __all__ = ["main", "steps"]
 
 _DTYPES = (torch.float32, torch.float64)
-_COMMON_UNARY = (
-    "neg",
-    "exp",
-    "log",
-    "sin",
-    "cos",
-    "tanh",
-    "sigmoid",
-    "relu",
-    "sqrt",
-    "abs",
-    "square",
-)
+_COMMON_UNARY = tuple("neg exp log sin cos tanh sigmoid relu sqrt abs square".split())
 _COMMON_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # the binary ops written as operators, whose scalar forms (a + 2.0, 2.0 - b) record _ts/_st ops
 _OPERATORS = {
