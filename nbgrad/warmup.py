@@ -254,7 +254,11 @@ def _helper(everything, k, n, tmp):
     process's import compiled is then not compiled again there)."""
     root = os.path.join(tmp, str(k))
     cache = os.path.join(root, _cache.HASH)
-    shutil.copytree(_cache.DIR, cache, copy_function=shutil.copyfile)
+    try:
+        ignore = shutil.ignore_patterns("*.tmp*", ".probe")  # other processes' files in flight
+        shutil.copytree(_cache.DIR, cache, copy_function=shutil.copyfile, ignore=ignore)
+    except shutil.Error:
+        pass  # a file replaced meanwhile: compiled again there if needed
     cmd = [sys.executable, "-m", "nbgrad.warmup", "--part", f"{k}/{n}"]
     env = dict(os.environ, NBGRAD_CACHE_DIR=root, NBGRAD_QUIET="1")
     return subprocess.Popen(cmd + ["--all"] * everything, env=env), cache
