@@ -138,13 +138,13 @@ def main(argv=None):
     )
     results = {}
     for b in backends:
-        fit(
-            b, argparse.Namespace(**{**vars(args), "iters": 1, "no_progress": True}), obs
-        )  # warm-up
+        # untimed: one iteration loads compiled kernels (nbgrad) / warms up (torch)
+        warmup = fit(b, argparse.Namespace(**{**vars(args), "iters": 1, "no_progress": True}), obs)
         results[b] = r = fit(b, args, obs)
         print(
             f"{b:>6}: k={r['k']:.4f} c={r['c']:.4f} final loss {r['loss']:.3e}  "
-            f"time {r['time']:.2f} s ({1e3 * r['time'] / args.iters:.1f} ms per iteration)"
+            f"time {r['time']:.2f} s ({1e3 * r['time'] / args.iters:.1f} ms per iteration; "
+            f"+{warmup['time']:.2f} s untimed warm-up)"
         )
     if len(results) == 2:
         a, b = results["nbgrad"], results["torch"]

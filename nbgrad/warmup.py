@@ -1,16 +1,23 @@
-"""Compile nbgrad's kernels ahead of time: ``python -m nbgrad.warmup [--all] [--quiet]``.
+"""Compile nbgrad's kernels ahead of time: ``python -m nbgrad.warmup [--all] [--jobs N] [--quiet]``.
 
 nbgrad compiles each kernel on first use and caches it on disk; a fresh cache makes the first
 program wait. This runs what a typical program runs (elementwise ops and their gradients,
-matmul, reductions, softmax and the losses, an MLP step with the common optimizers) in
-float32 and float64, so that later processes load everything from the cache. ``--all``
-compiles every op's gradient and every elementwise op, optimizer and parallel kernel too.
+matmul, `autograd.grad` and gradients of non-scalar outputs, reductions, softmax and the
+losses, an MLP step with the common optimizers) in float32 and float64, so that later
+processes load everything from the cache. ``--all`` compiles every op's gradient and every
+elementwise op, optimizer and parallel kernel too.
 Running ops through the public API compiles exactly the specializations programs hit.
+With several cores the steps are shared out among processes, each compiling into a copy of
+the cache, and their results merged into it (`_cache.merge`).
 """
 
 import argparse
 import operator
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 import nbgrad as torch
@@ -21,7 +28,7 @@ from .ops import elementwise as _ew
 __all__ = ["main", "steps"]
 
 _DTYPES = (torch.float32, torch.float64)
-_COMMON_UNARY = ("neg", "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "abs", "square")
+_COMMON_UNARY = tuple("neg exp log sin cos tanh sigmoid relu sqrt abs square".split())
 _COMMON_OPTIMIZERS = ("SGD", "Adam", "AdamW")
 # the binary ops written as operators, whose scalar forms (a + 2.0, 2.0 - b) record _ts/_st ops
 _OPERATORS = {
@@ -65,6 +72,30 @@ def _linear_algebra(dtype):
     (v @ v).backward()
     torch.bmm(_pos((2, 4, 3), dtype), _pos((2, 3, 5), dtype)).sum().backward()
     (a.t() @ a).transpose(0, 1).reshape(-1)[1:].sum().backward()
+
+
+class _Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * a
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return 2 * a * g
+
+
+def _autograd(dtype):
+    """Gradients of non-scalar outputs, `autograd.grad`, accumulation into `.grad`,
+    `retain_grad` and a custom Function (which read gradients out of the sweep)."""
+    x = _pos((3,), dtype)
+    y = torch.outer(x, x)
+    torch.autograd.grad(y, x, torch.ones_like(y), retain_graph=True)
+    y.backward(torch.ones_like(y))
+    y = x * 2
+    y.retain_grad()
+    (_Square.apply(y) + x * x).sum().backward()
 
 
 def _reductions(dtype):
@@ -130,6 +161,7 @@ def steps(everything=False):
         out += [
             (f"elementwise {tag}", lambda d=dtype: _elementwise(d, unary, binary, shapes)),
             (f"matmul {tag}", lambda d=dtype: _linear_algebra(d)),
+            (f"autograd {tag}", lambda d=dtype: _autograd(d)),
             (f"reductions {tag}", lambda d=dtype: _reductions(d)),
             (f"softmax and losses {tag}", lambda d=dtype: _losses(d)),
             (f"MLP and optimizers {tag}", lambda d=dtype: _mlp_steps(d, optimizers)),
@@ -155,7 +187,8 @@ def main(argv=None):
 
     Args:
         argv (list of str, optional): command-line arguments, ``--all`` for every op and
-            dtype, ``--quiet`` to print nothing. Default: ``sys.argv[1:]``.
+            dtype, ``--jobs N`` for the number of processes compiling side by side (one
+            per core by default), ``--quiet`` to print nothing. Default: ``sys.argv[1:]``.
 
     Returns:
         0 (the exit status).
@@ -171,23 +204,64 @@ def main(argv=None):
     )
     p.add_argument("--all", action="store_true", help="every op and dtype, not only common ones")
     p.add_argument("--quiet", action="store_true", help="print nothing")
+    p.add_argument(
+        "--jobs", type=int, default=0, help="processes compiling side by side (default: cores)"
+    )
+    p.add_argument("--part", help=argparse.SUPPRESS)  # "k/n": the steps of one of n processes
     args = p.parse_args(argv)
     from . import _compile_notice
 
     todo = steps(args.all)
+    if args.part:
+        k, n = map(int, args.part.split("/"))
+        for _, fn in todo[k::n]:
+            fn()
+        return 0
+    jobs = min(args.jobs or os.cpu_count() or 1, len(todo))
     start = _compile_notice.STARTED
     tty = sys.stderr.isatty()
-    for i, (label, fn) in enumerate(todo):
-        if not args.quiet and tty:
-            print(_bar(i, len(todo), label, start), end="", file=sys.stderr, flush=True)
-        fn()
-        if not args.quiet and not tty:
-            print(_bar(i + 1, len(todo), label, start).strip(), file=sys.stderr, flush=True)
+
+    def show(done, label, running=False):
+        if args.quiet or (running and not tty):
+            return
+        bar = _bar(done, len(todo), label, start)
+        print(bar if tty else bar.strip(), end="" if tty else "\n", file=sys.stderr, flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="nbgrad-warmup-") as tmp:
+        helpers = [_helper(args.all, k, jobs, tmp) for k in range(1, jobs)]
+        done = 0
+        for label, fn in todo[::jobs]:  # this process's part, while the helpers run theirs
+            show(done, label, running=True)
+            fn()
+            done += 1
+            show(done, label)
+        for k, (helper, cache) in enumerate(helpers, 1):
+            show(done, f"waiting for part {k + 1} of {jobs}", running=True)
+            if helper.wait() != 0:
+                raise RuntimeError(f"nbgrad.warmup: a helper process failed ({helper.args})")
+            _cache.merge(cache)
+            done += len(todo[k::jobs])
+            show(done, f"part {k + 1} of {jobs}")
     if not args.quiet:
         if tty:
-            print(_bar(len(todo), len(todo), "done", start), file=sys.stderr)
+            print(file=sys.stderr)
         print(f"nbgrad: kernels compiled into {_cache.DIR} in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _helper(everything, k, n, tmp):
+    """Start the process compiling part k of n, in a copy of the cache made now (what this
+    process's import compiled is then not compiled again there)."""
+    root = os.path.join(tmp, str(k))
+    cache = os.path.join(root, _cache.HASH)
+    try:
+        ignore = shutil.ignore_patterns("*.tmp*", ".probe")  # other processes' files in flight
+        shutil.copytree(_cache.DIR, cache, copy_function=shutil.copyfile, ignore=ignore)
+    except shutil.Error:
+        pass  # a file replaced meanwhile: compiled again there if needed
+    cmd = [sys.executable, "-m", "nbgrad.warmup", "--part", f"{k}/{n}"]
+    env = dict(os.environ, NBGRAD_CACHE_DIR=root, NBGRAD_QUIET="1")
+    return subprocess.Popen(cmd + ["--all"] * everything, env=env), cache
 
 
 if __name__ == "__main__":

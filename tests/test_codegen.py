@@ -22,8 +22,12 @@ def test_generated_bytecode_is_reused_and_never_stale(tmp_path, monkeypatch):
         assert _load("X = 1\n").X == 1
         (code,) = tmp_path.glob(NAME + ".*.code")
         # a fresh load of the same source runs the cached bytecode, not the source
-        code.write_bytes(marshal.dumps(compile("X = 3\n", "x", "exec")))
+        path = str(tmp_path / f"{NAME}.py")
+        code.write_bytes(marshal.dumps(compile("X = 3\n", path, "exec")))
         assert _load("X = 1\n").X == 3
+        # unless it was compiled at another path (a prebuilt cache): tracebacks name the file
+        code.write_bytes(marshal.dumps(compile("X = 3\n", "elsewhere.py", "exec")))
+        assert _load("X = 1\n").X == 1
         assert _load("X = 2\n").X == 2  # new source: new bytecode
         for p in tmp_path.glob("*.code"):
             p.write_bytes(b"not bytecode")

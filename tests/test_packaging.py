@@ -1,10 +1,12 @@
-"""What a user installing nbgrad meets: the wheel's contents, a clear refusal of
-NUMBA_DISABLE_JIT, and CUDA tests that skip when no CUDA target is installed."""
+"""What a user installing nbgrad meets: the wheel's contents, kernels compiled at install
+time and used wherever the package and the cache are, a clear refusal of NUMBA_DISABLE_JIT,
+and CUDA tests that skip when no CUDA target is installed."""
 
 import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -59,23 +61,112 @@ def test_wheel_has_every_module_and_py_typed(tmp_path):
     setuptools = pytest.importorskip("setuptools")
     if int(setuptools.__version__.split(".")[0]) < 77:
         pytest.skip("pyproject.toml needs setuptools>=77 (SPDX license)")
+    target = _pip_install(tmp_path, NBGRAD_PREBUILD="0")
+    want = {f.relative_to(ROOT).as_posix() for f in (ROOT / "nbgrad").rglob("*.py")}
+    want = {f for f in want if not f.startswith("nbgrad/_kernels/")}
+    got = {f.relative_to(target).as_posix() for f in (target / "nbgrad").rglob("*.py")}
+    assert want == got
+    assert (target / "nbgrad" / "py.typed").exists()
+    assert not (target / "nbgrad" / "_kernels").exists()  # NBGRAD_PREBUILD=0: none compiled
+    meta = next(target.glob("nbgrad-*.dist-info")) / "METADATA"
+    text = meta.read_text()
+    assert "Requires-Dist: numba>=" in text and "Classifier: Typing :: Typed" in text
+
+
+def _pip_install(tmp_path, **env):
+    """`pip install .` of a copy of the tree into a target directory; returns the directory."""
+    setuptools = pytest.importorskip("setuptools")
+    if int(setuptools.__version__.split(".")[0]) < 77:
+        pytest.skip("pyproject.toml needs setuptools>=77 (SPDX license)")
     src = tmp_path / "src"
-    shutil.copytree(
-        ROOT, src, ignore=shutil.ignore_patterns(".git", "__pycache__", "build", "*.egg-info")
-    )
+    ignore = shutil.ignore_patterns(".git", "__pycache__", "build", "*.egg-info", "_kernels")
+    shutil.copytree(ROOT, src, ignore=ignore)
     target = tmp_path / "site"
     p = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
          "--no-index", "--target", str(target), str(src)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=1800,
+        env=dict(os.environ, **env),
     )  # fmt: skip
     assert p.returncode == 0, p.stdout + p.stderr
-    want = {f.relative_to(ROOT).as_posix() for f in (ROOT / "nbgrad").rglob("*.py")}
-    got = {f.relative_to(target).as_posix() for f in (target / "nbgrad").rglob("*.py")}
-    assert want == got
-    assert (target / "nbgrad" / "py.typed").exists()
-    meta = next(target.glob("nbgrad-*.dist-info")) / "METADATA"
-    text = meta.read_text()
-    assert "Requires-Dist: numba>=" in text and "Classifier: Typing :: Typed" in text
+    return target
+
+
+# a fresh process's import and first gradient; prints the nbgrad functions Numba compiled
+FIRST_GRADIENT = textwrap.dedent("""
+    from numba.core import event
+    with event.install_recorder("numba:compile") as rec:
+        import nbgrad as t
+        x = t.ones(3, requires_grad=True); (x * x).sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    mods = [e.data["dispatcher"].py_func for _, e in rec.buffer if e.is_start]
+    print([f.__module__ + "." + f.__name__ for f in mods if f.__module__.startswith("nbgrad")])
+""")
+
+
+def _first_gradient(path, cache):
+    env = dict(os.environ, PYTHONPATH=str(path), NBGRAD_CACHE_DIR=str(cache), NBGRAD_QUIET="1")
+    p = subprocess.run(
+        [sys.executable, "-c", FIRST_GRADIENT], capture_output=True, text=True, env=env,
+        timeout=900, cwd=path,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    return p.stdout.strip()
+
+
+def test_prebuilt_kernels_move_with_the_package(tmp_path):
+    """Kernels compiled with the package at one path and the cache at another serve a
+    package installed elsewhere with an empty cache: its first gradient compiles nothing."""
+    import nbgrad
+    from nbgrad import _cache
+
+    x = nbgrad.ones(3, requires_grad=True)  # this process's cache holds a first gradient
+    (x * x).sum().backward()
+    site = tmp_path / "site"
+    shutil.copytree(ROOT / "nbgrad", site / "nbgrad", ignore=shutil.ignore_patterns("_kernels"))
+    shutil.copytree(_cache.DIR, site / "nbgrad" / "_kernels" / _cache.HASH)
+    assert _first_gradient(site, tmp_path / "user") == "[]"
+    assert (tmp_path / "user" / _cache.HASH / "numba").is_dir()  # the kernels, copied
+
+
+def test_a_cache_this_user_cannot_write_is_copied(tmp_path, monkeypatch):
+    """A cache directory another user built (read-only here) starts a private one instead
+    of being ignored; a user's new directory starts from the package's prebuilt kernels."""
+    from nbgrad import _cache
+
+    def cache_at(d):
+        (d / "numba" / "m").mkdir(parents=True)
+        (d / "numba" / "m" / "f.nbi").write_text(str(d))
+
+    shared = tmp_path / "shared" / _cache.HASH
+    prebuilt = tmp_path / "package" / "_kernels"
+    cache_at(shared)
+    cache_at(prebuilt / _cache.HASH)
+    monkeypatch.setattr(_cache, "_root", lambda: shared.parent)
+    monkeypatch.setattr(_cache, "PREBUILT", prebuilt)
+    monkeypatch.setattr(_cache.tempfile, "gettempdir", lambda: str(tmp_path))
+    read_only = {shared}
+    writable = _cache._writable
+    monkeypatch.setattr(_cache, "_writable", lambda d: d not in read_only and writable(d))
+
+    d = _cache._directory()
+    assert d == tmp_path / f"nbgrad-{os.getuid()}" / _cache.HASH
+    assert (d / "numba" / "m" / "f.nbi").read_text() == str(shared)
+    assert (shared / "numba" / "m" / "f.nbi").read_text() == str(shared)  # left as it was
+
+    shutil.rmtree(shared)
+    read_only.clear()
+    assert _cache._directory() == shared
+    assert (shared / "numba" / "m" / "f.nbi").read_text() == str(prebuilt / _cache.HASH)
+
+
+@pytest.mark.slow
+def test_pip_install_compiles_the_first_gradient(tmp_path):
+    """`pip install .` ships the kernels it compiled (nbgrad/_kernels): a user with an empty
+    cache compiles nothing for a first gradient. (The compile takes a minute or more.)"""
+    target = _pip_install(tmp_path)
+    (kernels,) = (target / "nbgrad" / "_kernels").iterdir()
+    assert (kernels / "numba").is_dir()
+    assert _first_gradient(target, tmp_path / "user") == "[]"

@@ -1,6 +1,7 @@
 """The compile notice (nbgrad/_compile_notice.py) and `python -m nbgrad.warmup`."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,14 +22,15 @@ FIRST_GRADIENT = (
 )
 
 
-def _start(code, **env):
-    full = dict(os.environ, PYTHONPATH=ROOT, **env)
+def _start(code, path=ROOT, **env):
+    full = dict(os.environ, PYTHONPATH=str(path), **env)
     for k in ("NBGRAD_QUIET", "NBGRAD_COMPILE_NOTICE_AFTER"):
         if k not in env:
             full.pop(k, None)
     return subprocess.Popen(
-        [sys.executable, "-c", code], env=full, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+        [sys.executable, "-c", code], env=full, cwd=path, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
 
 
 def _finish(p):
@@ -38,16 +40,20 @@ def _finish(p):
 
 
 def test_cold_cache_says_so_once_warm_and_quiet_say_nothing(tmp_path):
+    # the package without the kernels its install compiled, so that everything compiles
+    bare = tmp_path / "package"
+    ignore = shutil.ignore_patterns("_kernels", "__pycache__")
+    shutil.copytree(os.path.join(ROOT, "nbgrad"), bare / "nbgrad", ignore=ignore)
     # two cold caches compiling side by side: one announces it, one is told to be quiet
-    loud = _start(FIRST_GRADIENT, NBGRAD_CACHE_DIR=str(tmp_path / "loud"))
-    quiet = _start(FIRST_GRADIENT, NBGRAD_CACHE_DIR=str(tmp_path / "quiet"), NBGRAD_QUIET="1")
+    loud = _start(FIRST_GRADIENT, bare, NBGRAD_CACHE_DIR=str(tmp_path / "loud"))
+    quiet = _start(FIRST_GRADIENT, bare, NBGRAD_CACHE_DIR=str(tmp_path / "quiet"), NBGRAD_QUIET="1")
     err = _finish(loud)
     assert err.count(NOTICE) == 1, err
     assert str(tmp_path / "loud") in err and "python -m nbgrad.warmup" in err
     err = _finish(quiet)
     assert NOTICE not in err, err
     # the quiet run filled its cache: a process after it loads everything and says nothing
-    err = _finish(_start(FIRST_GRADIENT, NBGRAD_CACHE_DIR=str(tmp_path / "quiet")))
+    err = _finish(_start(FIRST_GRADIENT, bare, NBGRAD_CACHE_DIR=str(tmp_path / "quiet")))
     assert NOTICE not in err, err
     # the loud run left its compile time for the next notice's estimate
     (record,) = (tmp_path / "loud").glob("last-compile-seconds")
@@ -136,6 +142,31 @@ def test_warmup_quiet_and_all(capsys):
     assert capsys.readouterr() == ("", "")
     with pytest.raises(SystemExit):
         warmup.main(["--no-such-flag"])
+
+
+def test_merge_adds_what_another_directory_compiled(tmp_path, monkeypatch):
+    """`_cache.merge` (how `warmup --jobs` gathers its processes' work) adds another cache
+    directory's entries under free names: both signatures then load without compiling."""
+
+    def kernel():  # a cached function that counts as a generated module of nbgrad's
+        ns = {"__name__": "nbgrad_gen_merge_test"}
+        exec("def f(x):\n    return x + 1\n", ns)
+        return numba.njit(cache=True)(ns["f"])
+
+    for name, arg in (("a", 1), ("b", 1.5)):  # each directory's first entry: the same name
+        monkeypatch.setattr(nbgrad._cache, "DIR", tmp_path / name)
+        kernel()(arg)
+    monkeypatch.setattr(nbgrad._cache, "DIR", tmp_path / "a")
+    nbgrad._cache.merge(tmp_path / "b")
+    f = kernel()
+    assert f(2) == 3 and f(2.5) == 3.5
+    assert sum(f.stats.cache_hits.values()) == 2 and not sum(f.stats.cache_misses.values())
+
+
+def test_warmup_jobs_one_runs_in_this_process(capsys):
+    assert warmup.main(["--jobs", "1"]) == 0
+    n = len(warmup.steps())
+    assert f"{n}/{n}" in capsys.readouterr().err
 
 
 def test_steps_docstring_example_runs():

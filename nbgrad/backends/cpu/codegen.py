@@ -405,6 +405,8 @@ def _load(name, source):
             code = marshal.loads(code_path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             pass
+        if code is not None and code.co_filename != str(path):
+            code = None  # compiled where a prebuilt cache was made: tracebacks would point there
     else:
         _write(path, source.encode())
     if code is None:
