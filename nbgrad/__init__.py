@@ -26,19 +26,25 @@ with _cache.numba_cache_dir():
 
 from . import autograd
 from ._dtype import (
-    bool_ as bool,  # noqa: A004
-)
-from ._dtype import (
+    bfloat16,
     double,
     dtype,
+    finfo,
+    float16,
     float32,
     float64,
     get_default_dtype,
+    half,
+    iinfo,
     int32,
     int64,
     long,
     promote_types,
+    result_type,
     set_default_dtype,
+)
+from ._dtype import (
+    bool_ as bool,  # noqa: A004
 )
 from ._dtype import float_ as float  # noqa: A004
 from ._dtype import int_ as int  # noqa: A004

@@ -809,6 +809,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return _pw.to(self, _dtype.bool_)
 
+    def half(self) -> Tensor:
+        return _pw.to(self, _dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        return _pw.to(self, _dtype.bfloat16)
+
     def cpu(self) -> Tensor:
         return self
 
