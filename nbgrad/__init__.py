@@ -48,6 +48,15 @@ from ._dtype import (
 )
 from ._dtype import float_ as float  # noqa: A004
 from ._dtype import int_ as int  # noqa: A004
+from ._generator import Generator
+from ._quantiles import median, nanmedian, nanquantile, quantile  # noqa: E402
+from ._settings import (
+    are_deterministic_algorithms_enabled,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from ._size import Size
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
@@ -86,7 +95,7 @@ __version__ = "0.1.0"
 # sorting, triangles, running products, products and rearrangements (nbgrad/ops/), and
 # torch.linalg with its top-level aliases
 from . import linalg  # noqa: E402
-from .linalg import det, logdet, slogdet  # noqa: E402
+from .linalg import cholesky_solve, det, logdet, slogdet  # noqa: E402
 from .linalg import inv as inverse  # noqa: E402
 from .ops.cumulative import cummax, cummin, cumprod  # noqa: E402
 from .ops.products import addmm, baddbmm, cdist, kron, tensordot  # noqa: E402

@@ -11,6 +11,7 @@ import numpy as np
 from nbgrad._array import contig
 
 from . import _dtype
+from ._generator import numpy_rng
 from .device import device as _device
 from .tensor import Number, Tensor
 
@@ -426,7 +427,7 @@ def rand(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    a = _rng[0].random(_shape(size), dtype=np.float64).astype(_dt(dtype))
+    a = numpy_rng(generator).random(_shape(size), dtype=np.float64).astype(_dt(dtype))
     return _finish(a, requires_grad, device, _dtype.as_dtype(dtype))
 
 
@@ -455,7 +456,7 @@ def randn(
         >>> w.shape, w.dtype, w.requires_grad
         (nbgrad.Size([2, 3]), nbgrad.float32, True)
     """
-    a = _rng[0].standard_normal(_shape(size)).astype(_dt(dtype))
+    a = numpy_rng(generator).standard_normal(_shape(size)).astype(_dt(dtype))
     return _finish(a, requires_grad, device, _dtype.as_dtype(dtype))
 
 
@@ -466,15 +467,23 @@ def randint(
     dtype: _dtype.dtype | None = None,
     device: Device = None,
     requires_grad: bool = False,
+    generator: Any = None,
 ) -> Tensor:
     if high is None:
         low, high = 0, low
-    a = _rng[0].integers(low, high, size=_shape((size,)))
+    a = numpy_rng(generator).integers(low, high, size=_shape((size,)))
     return _finish(a.astype(_dt(dtype or _dtype.int64)), requires_grad, device)
 
 
-def randperm(n: int, dtype: _dtype.dtype | None = None, device: Device = None) -> Tensor:
-    return _finish(_rng[0].permutation(n).astype(_dt(dtype or _dtype.int64)), False, device)
+def randperm(
+    n: int,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    generator: Any = None,
+) -> Tensor:
+    return _finish(
+        numpy_rng(generator).permutation(n).astype(_dt(dtype or _dtype.int64)), False, device
+    )
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:

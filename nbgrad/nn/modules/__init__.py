@@ -15,7 +15,16 @@ from .activation import (
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .linear import Dropout, Embedding, Flatten, Identity, LayerNorm, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .misc import (
     CosineEmbeddingLoss,
     CosineSimilarity,
@@ -66,6 +75,8 @@ __all__ = [
     "GELU",
     "Identity",
     "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
     "LayerNorm",
     "LeakyReLU",
     "Linear",
