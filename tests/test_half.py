@@ -245,3 +245,10 @@ def test_pickle_and_copy():
 def test_half_tensors_stay_on_cpu():
     with pytest.raises(TypeError, match="live on the CPU"):
         nbgrad.ones(2).half().cuda()
+
+
+def test_out_of_scope_names_say_why():
+    with pytest.raises(AttributeError, match="no automatic mixed precision"):
+        nbgrad.autocast  # noqa: B018
+    with pytest.raises(AttributeError, match="no complex dtype"):
+        nbgrad.fft  # noqa: B018
