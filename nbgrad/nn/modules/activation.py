@@ -125,6 +125,7 @@ class LogSoftmax(Module):
 class _Elementwise(Module):
     """An activation with no state: `forward` applies `_fn` with the module's settings."""
 
+    _fn: Any
     _args: tuple[str, ...] = ()
 
     def forward(self, input: Tensor) -> Any:  # noqa: A002
