@@ -68,6 +68,9 @@ def untag(t):
 def _wrap(name, fn):
     def method(self, *args, **kwargs):
         out = fn(self, *args, **kwargs)
+        if out is None:  # `x[i] = v` and other writes that return nothing: round what changed
+            round_to(self._data, self._dt)
+            return out
         dt = kwargs.get("dtype")
         dt = _dtype.as_dtype(dt) if dt is not None else _result(self, args)
         if dt in _dtype.LOWP:
@@ -170,7 +173,7 @@ def _rebuild(cls, data, requires_grad):
 
 
 def _make_class(base, dt, name):
-    ns = {"__slots__": (), "_dt": dt}
+    ns = {"__slots__": (), "_dt": dt, "__hash__": Tensor.__hash__}  # (defining __eq__ unsets it)
     for k, v in vars(Tensor).items():
         private = k.startswith("_") and not k.endswith("__")
         if private or k in _NOT_WRAPPED or type(v).__name__ == "_Missing":

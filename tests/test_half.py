@@ -252,3 +252,12 @@ def test_out_of_scope_names_say_why():
         nbgrad.autocast  # noqa: B018
     with pytest.raises(AttributeError, match="no complex dtype"):
         nbgrad.fft  # noqa: B018
+
+
+def test_writes_round_and_tensors_hash():
+    for dt in LOWP:
+        n, t = both(np.ones(3, np.float32), dt)
+        n[0], t[0] = 0.1, 0.1
+        n.add_(1e-3), t.add_(1e-3)
+        same(n, t, exact=True)
+        assert len({n, n.detach()}) == 2
