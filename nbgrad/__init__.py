@@ -26,22 +26,37 @@ with _cache.numba_cache_dir():
 
 from . import autograd
 from ._dtype import (
-    bool_ as bool,  # noqa: A004
-)
-from ._dtype import (
+    bfloat16,
     double,
     dtype,
+    finfo,
+    float16,
     float32,
     float64,
     get_default_dtype,
+    half,
+    iinfo,
     int32,
     int64,
     long,
     promote_types,
+    result_type,
     set_default_dtype,
+)
+from ._dtype import (
+    bool_ as bool,  # noqa: A004
 )
 from ._dtype import float_ as float  # noqa: A004
 from ._dtype import int_ as int  # noqa: A004
+from ._generator import Generator
+from ._quantiles import median, nanmedian, nanquantile, quantile  # noqa: E402
+from ._settings import (
+    are_deterministic_algorithms_enabled,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from ._size import Size
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (
@@ -80,7 +95,7 @@ __version__ = "0.1.0"
 # sorting, triangles, running products, products and rearrangements (nbgrad/ops/), and
 # torch.linalg with its top-level aliases
 from . import linalg  # noqa: E402
-from .linalg import det, logdet, slogdet  # noqa: E402
+from .linalg import cholesky_solve, det, logdet, slogdet  # noqa: E402
 from .linalg import inv as inverse  # noqa: E402
 from .ops.cumulative import cummax, cummin, cumprod, logcumsumexp  # noqa: E402
 from .ops.products import addmm, baddbmm, cdist, kron, tensordot  # noqa: E402

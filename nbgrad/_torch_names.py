@@ -11,6 +11,12 @@ import sys
 
 # what docs/api.md sends users to, and the shape of the message
 _HINT = "see docs/api.md for what is covered"
+# names left out on purpose, and why
+_OUT_OF_SCOPE = {
+    "torch.fft": "nbgrad has no complex dtype, so Fourier transforms are out of scope",
+    "torch.autocast": "no automatic mixed precision; convert with .half() or .to(dtype)",
+    "torch.amp": "no automatic mixed precision; convert with .half() or .to(dtype)",
+}
 
 
 def missing(torch_path, name):
@@ -18,7 +24,10 @@ def missing(torch_path, name):
     PyTorch's name gets a message saying nbgrad lacks it, any other name the usual one."""
     names = NAMES.get(torch_path, ())
     owner = torch_path.replace("torch", "nbgrad", 1)
-    if name in names:
+    why = _OUT_OF_SCOPE.get(f"{torch_path}.{name}")
+    if why:
+        msg = f"nbgrad does not implement PyTorch's `{torch_path}.{name}`: {why}; {_HINT}"
+    elif name in names:
         msg = f"nbgrad does not implement PyTorch's `{torch_path}.{name}` yet; {_HINT}"
     elif torch_path == "torch.Tensor":
         msg = f"'Tensor' object has no attribute {name!r}"

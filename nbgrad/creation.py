@@ -11,6 +11,7 @@ import numpy as np
 from nbgrad._array import contig
 
 from . import _dtype
+from ._generator import numpy_rng
 from .device import device as _device
 from .tensor import Number, Tensor
 
@@ -61,7 +62,14 @@ def _check_device(device):
     return False
 
 
-def _finish(arr, requires_grad, device=None):
+def _finish(arr, requires_grad, device=None, dtype=None):
+    if dtype in _dtype.LOWP:  # float32 storage holding dtype's values (nbgrad/_lowp.py)
+        if _check_device(device):
+            raise TypeError(f"nbgrad's {dtype.name} tensors live on the CPU")
+        from ._lowp import tag
+
+        t = tag(Tensor._make(contig(arr), -1, False), dtype)
+        return t.requires_grad_(True) if requires_grad else t
     if _check_device(device):  # built on the host, then copied (one transfer)
         from .backends.cuda.tensor import from_host
 
@@ -142,13 +150,15 @@ def tensor(
         return t
     if isinstance(data, Tensor):
         arr = data._data.copy()
+        dtype = dtype or data.dtype
     elif isinstance(data, np.ndarray):
         arr = np.array(data, copy=True)
-        if arr.dtype == np.float16:
-            arr = arr.astype(np.float32)
-        _dtype.from_numpy_dtype(arr.dtype) if dtype is None else None
+        if dtype is None:
+            dtype = _dtype.from_numpy_dtype(arr.dtype)
     elif isinstance(data, np.generic):
         arr = np.array(data)
+        if dtype is None:
+            dtype = _dtype.from_numpy_dtype(arr.dtype)
     else:
         if dtype is None:
             dtype = _infer_dtype(data)
@@ -168,7 +178,7 @@ def tensor(
         arr = arr.astype(dtype.np)
     if requires_grad and arr.dtype.kind != "f":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    return _finish(arr, requires_grad, device)
+    return _finish(arr, requires_grad, device, _dtype.as_dtype(dtype))
 
 
 def as_tensor(data: Any, dtype: _dtype.dtype | None = None, device: Device = None) -> Tensor:
@@ -183,7 +193,10 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     """Share memory with a C-contiguous array (others are copied: nbgrad needs contiguity)."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    _dtype.from_numpy_dtype(arr.dtype)
+    if _dtype.from_numpy_dtype(arr.dtype) is _dtype.float16:
+        from ._lowp import from_array
+
+        return from_array(arr)  # a copy: nbgrad keeps half values in float32
     return Tensor._make(contig(arr), -1, False)
 
 
@@ -228,7 +241,9 @@ def zeros(
         >>> torch.zeros(2, dtype=torch.int64)
         tensor([0, 0])
     """
-    return _finish(np.zeros(_shape(size), _dt(dtype)), requires_grad, device)
+    return _finish(
+        np.zeros(_shape(size), _dt(dtype)), requires_grad, device, _dtype.as_dtype(dtype)
+    )
 
 
 def ones(
@@ -238,7 +253,7 @@ def ones(
     requires_grad: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    return _finish(np.ones(_shape(size), _dt(dtype)), requires_grad, device)
+    return _finish(np.ones(_shape(size), _dt(dtype)), requires_grad, device, _dtype.as_dtype(dtype))
 
 
 def empty(
@@ -248,7 +263,9 @@ def empty(
     requires_grad: bool = False,
     out: Tensor | None = None,
 ) -> Tensor:
-    return _finish(np.empty(_shape(size), _dt(dtype)), requires_grad, device)
+    return _finish(
+        np.empty(_shape(size), _dt(dtype)), requires_grad, device, _dtype.as_dtype(dtype)
+    )
 
 
 def full(
@@ -263,7 +280,12 @@ def full(
             dtype = _dtype.bool_
         elif isinstance(fill_value, numbers.Integral):
             dtype = _dtype.int64
-    return _finish(np.full(_shape((size,)), fill_value, _dt(dtype)), requires_grad, device)
+    return _finish(
+        np.full(_shape((size,)), fill_value, _dt(dtype)),
+        requires_grad,
+        device,
+        _dtype.as_dtype(dtype),
+    )
 
 
 def _like_device(t, device):
@@ -277,19 +299,34 @@ def _like(t, dtype):
 def zeros_like(
     t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
 ) -> Tensor:
-    return _finish(np.zeros(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
+    return _finish(
+        np.zeros(t._data.shape, _like(t, dtype)),
+        requires_grad,
+        _like_device(t, device),
+        _dtype.as_dtype(dtype) or t.dtype,
+    )
 
 
 def ones_like(
     t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
 ) -> Tensor:
-    return _finish(np.ones(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
+    return _finish(
+        np.ones(t._data.shape, _like(t, dtype)),
+        requires_grad,
+        _like_device(t, device),
+        _dtype.as_dtype(dtype) or t.dtype,
+    )
 
 
 def empty_like(
     t: Tensor, dtype: _dtype.dtype | None = None, device: Device = None, requires_grad: bool = False
 ) -> Tensor:
-    return _finish(np.empty(t._data.shape, _like(t, dtype)), requires_grad, _like_device(t, device))
+    return _finish(
+        np.empty(t._data.shape, _like(t, dtype)),
+        requires_grad,
+        _like_device(t, device),
+        _dtype.as_dtype(dtype) or t.dtype,
+    )
 
 
 def full_like(
@@ -300,7 +337,10 @@ def full_like(
     requires_grad: bool = False,
 ) -> Tensor:
     return _finish(
-        np.full(t._data.shape, fill_value, _like(t, dtype)), requires_grad, _like_device(t, device)
+        np.full(t._data.shape, fill_value, _like(t, dtype)),
+        requires_grad,
+        _like_device(t, device),
+        _dtype.as_dtype(dtype) or t.dtype,
     )
 
 
@@ -333,7 +373,12 @@ def eye(
     device: Device = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _finish(np.eye(n, n if m is None else m, dtype=_dt(dtype)), requires_grad, device)
+    return _finish(
+        np.eye(n, n if m is None else m, dtype=_dt(dtype)),
+        requires_grad,
+        device,
+        _dtype.as_dtype(dtype),
+    )
 
 
 def arange(
@@ -351,7 +396,12 @@ def arange(
     if dtype is None:
         ints = all(isinstance(v, numbers.Integral) for v in (start, end, step))
         dtype = _dtype.int64 if ints else _dtype.get_default_dtype()
-    return _finish(np.arange(start, end, step).astype(_dt(dtype)), requires_grad, device)
+    return _finish(
+        np.arange(start, end, step).astype(_dt(dtype)),
+        requires_grad,
+        device,
+        _dtype.as_dtype(dtype),
+    )
 
 
 def linspace(
@@ -362,7 +412,12 @@ def linspace(
     device: Device = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    return _finish(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad, device)
+    return _finish(
+        np.linspace(start, end, steps).astype(_dt(dtype)),
+        requires_grad,
+        device,
+        _dtype.as_dtype(dtype),
+    )
 
 
 def rand(
@@ -372,8 +427,8 @@ def rand(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    a = _rng[0].random(_shape(size), dtype=np.float64).astype(_dt(dtype))
-    return _finish(a, requires_grad, device)
+    a = numpy_rng(generator).random(_shape(size), dtype=np.float64).astype(_dt(dtype))
+    return _finish(a, requires_grad, device, _dtype.as_dtype(dtype))
 
 
 def randn(
@@ -401,8 +456,8 @@ def randn(
         >>> w.shape, w.dtype, w.requires_grad
         (nbgrad.Size([2, 3]), nbgrad.float32, True)
     """
-    a = _rng[0].standard_normal(_shape(size)).astype(_dt(dtype))
-    return _finish(a, requires_grad, device)
+    a = numpy_rng(generator).standard_normal(_shape(size)).astype(_dt(dtype))
+    return _finish(a, requires_grad, device, _dtype.as_dtype(dtype))
 
 
 def randint(
@@ -412,15 +467,23 @@ def randint(
     dtype: _dtype.dtype | None = None,
     device: Device = None,
     requires_grad: bool = False,
+    generator: Any = None,
 ) -> Tensor:
     if high is None:
         low, high = 0, low
-    a = _rng[0].integers(low, high, size=_shape((size,)))
+    a = numpy_rng(generator).integers(low, high, size=_shape((size,)))
     return _finish(a.astype(_dt(dtype or _dtype.int64)), requires_grad, device)
 
 
-def randperm(n: int, dtype: _dtype.dtype | None = None, device: Device = None) -> Tensor:
-    return _finish(_rng[0].permutation(n).astype(_dt(dtype or _dtype.int64)), False, device)
+def randperm(
+    n: int,
+    dtype: _dtype.dtype | None = None,
+    device: Device = None,
+    generator: Any = None,
+) -> Tensor:
+    return _finish(
+        numpy_rng(generator).permutation(n).astype(_dt(dtype or _dtype.int64)), False, device
+    )
 
 
 def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0) -> Tensor:

@@ -33,6 +33,7 @@ __all__ = [
     "qr",
     "slogdet",
     "solve",
+    "solve_triangular",
     "svd",
     "svdvals",
     "vector_norm",
@@ -226,6 +227,82 @@ def solve(A, B, *, left=True, out=None):
     Be = Bm if tuple(Bm.shape[:-2]) == batch else Bm.expand(*batch, *Bm.shape[-2:])
     X = _Solve.apply(Ae, Be)
     return X.squeeze(-1) if vector else X
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """The solution X of `A X = B` (or `X A = B` with `left=False`) for a triangular A,
+    batched. Only A's triangle is read (its diagonal taken as ones with
+    `unitriangular=True`), and A's gradient lies in that triangle, as in PyTorch.
+
+    Args:
+        A (Tensor): (*, n, n), triangular.
+        B (Tensor): (*, n, k) (or (*, k, n) with `left=False`), of A's dtype.
+        upper (bool): A is upper (True) or lower (False) triangular.
+        left (bool): solve A X = B (True) or X A = B. Default: True.
+        unitriangular (bool): A's diagonal is all ones. Default: False.
+
+    Example::
+
+        >>> L = torch.tensor([[2., 0.], [1., 1.]])
+        >>> torch.linalg.solve_triangular(L, torch.tensor([[2.], [3.]]), upper=False)
+        tensor([[1.],
+                [2.]])
+    """
+    from .ops.triangular import diag_embed, diagonal, tril, triu
+
+    _matrix(A, "linalg.solve_triangular")
+    if not isinstance(B, Tensor) or B.dim() < 2:
+        raise RuntimeError(
+            "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
+        )
+    T = triu(A) if upper else tril(A)
+    if unitriangular:  # the diagonal replaced by ones
+        T = T - diag_embed(diagonal(T, 0, -2, -1)) + diag_embed(diagonal(T, 0, -2, -1) * 0 + 1)
+    return solve(T, B, left=left)
+
+
+def cholesky_solve(B, L, upper=False):
+    """The solution X of `A X = B` given the Cholesky factor of A (`A = L L^T`, or
+    `A = U^T U` with `upper=True`), batched. Differentiable in both arguments, with
+    PyTorch's gradient for the factor.
+
+    Args:
+        B (Tensor): (*, n, k), the right-hand sides.
+        L (Tensor): (*, n, n), the lower (or upper) triangular Cholesky factor.
+        upper (bool): L is upper triangular. Default: False.
+
+    Example::
+
+        >>> L = torch.linalg.cholesky(torch.tensor([[4., 2.], [2., 2.]]))
+        >>> torch.cholesky_solve(torch.tensor([[2.], [2.]]), L)
+        tensor([[0.],
+                [1.]])
+    """
+    _matrix(L, "cholesky_solve")
+    if not isinstance(B, Tensor):
+        raise TypeError(
+            f"cholesky_solve(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(B).__name__}"
+        )
+    if B.dim() < 2:
+        raise RuntimeError(
+            f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead"
+        )
+    if B.dtype is not L.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type "
+            f"{scalar_name(B.dtype)} and A of type {scalar_name(L.dtype)} instead."
+        )
+    n = L.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {n} by {n} but "
+            f"each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    lower = _mT(L) if upper else L
+    # X = L^{-T} L^{-1} B: the same function of every entry of L as (L L^T)^{-1} B, so its
+    # gradient is PyTorch's (which is not confined to the triangle)
+    return solve(_mT(lower), solve(lower, B))
 
 
 def _adjugate_t(a):

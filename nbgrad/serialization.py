@@ -37,6 +37,7 @@ import numpy as np
 from nbgrad._array import contig
 
 from . import _dtype
+from ._lowp import bf16_bits, from_bf16_bits, tag
 from .tensor import Tensor
 
 # nn.Parameter, which sits above this module (`nn/parameter.py` puts it here at import)
@@ -75,6 +76,10 @@ class _Writer:
             return {"T": "float", "v": "nan" if f != f else ("inf" if f > 0 else "-inf")}
         if isinstance(obj, Tensor):
             kind = "parameter" if PARAMETER and isinstance(obj, PARAMETER[0]) else "tensor"
+            dt = obj.dtype
+            if dt in _dtype.LOWP:  # stored at their size: float16, or bfloat16's bit patterns
+                arr = obj._data.astype(np.float16) if dt is _dtype.float16 else bf16_bits(obj._data)
+                return {"T": kind, "a": self.array(arr), "rg": bool(obj._rg), "dt": dt.name}
             return {"T": kind, "a": self.array(obj._data), "rg": bool(obj._rg)}
         if isinstance(obj, np.ndarray):
             return {"T": "ndarray", "a": self.array(obj)}
@@ -172,10 +177,18 @@ class _Reader:
             t = v.get("T")
             if t in ("tensor", "parameter"):
                 arr = self.array(v["a"])
-                _dtype.from_numpy_dtype(arr.dtype)  # refuses dtypes nbgrad does not have
-                base = Tensor._make(arr, -1, False)
+                if v.get("dt") == "bfloat16" and arr.dtype == np.uint16:
+                    arr, dt = from_bf16_bits(arr), _dtype.bfloat16
+                else:  # refuses dtypes nbgrad does not have
+                    dt = _dtype.from_numpy_dtype(arr.dtype)
+                base = Tensor._make(
+                    np.array(arr, np.float32) if dt in _dtype.LOWP else arr, -1, False
+                )
                 if t == "parameter":
-                    return PARAMETER[0](base, bool(v.get("rg", True)))
+                    base = PARAMETER[0](base, bool(v.get("rg", True)))
+                    return tag(base, dt) if dt in _dtype.LOWP else base
+                if dt in _dtype.LOWP:
+                    tag(base, dt)
                 if v.get("rg"):
                     base.requires_grad_(True)
                 return base

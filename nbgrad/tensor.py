@@ -810,6 +810,12 @@ class Tensor:
     def bool(self) -> Tensor:
         return _pw.to(self, _dtype.bool_)
 
+    def half(self) -> Tensor:
+        return _pw.to(self, _dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        return _pw.to(self, _dtype.bfloat16)
+
     def cpu(self) -> Tensor:
         return self
 
@@ -1308,13 +1314,13 @@ class Tensor:
                 f"uniform_ expects to return a [from, to) range, but found from={from_:g} > "
                 f"to={to:g}"
             )
-        return self.copy_(_draw(self, "uniform", from_, to))
+        return self.copy_(_draw(self, generator, "uniform", from_, to))
 
     def normal_(self, mean=0.0, std=1.0, *, generator=None):
         _random_float_only(self, "normal_kernel_cpu")
         if std < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-        return self.copy_(_draw(self, "normal", mean, std))
+        return self.copy_(_draw(self, generator, "normal", mean, std))
 
     def exponential_(self, lambd=1.0, *, generator=None):
         if self._data.dtype.kind != "f":
@@ -1324,14 +1330,14 @@ class Tensor:
             )
         if not lambd > 0:
             raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-        return self.copy_(_draw(self, "exponential", 1.0 / lambd))
+        return self.copy_(_draw(self, generator, "exponential", 1.0 / lambd))
 
     def bernoulli_(self, p=0.5, *, generator=None):
         if isinstance(p, Tensor):
             p = np.broadcast_to(p._data, self._data.shape)
         elif not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-        return self.copy_(_draw(self, "random") < p)
+        return self.copy_(_draw(self, generator, "random") < p)
 
     def random_(self, from_=None, to=None, *, generator=None):
         if from_ is not None and to is None:
@@ -1347,7 +1353,7 @@ class Tensor:
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={to}"
             )
-        return self.copy_(_draw(self, "integers", lo, to))
+        return self.copy_(_draw(self, generator, "integers", lo, to))
 
 
 # methods of the block above: device-agnostic composites (they check devices themselves), so
@@ -1475,11 +1481,12 @@ def _random_float_only(t, kernel):
         )
 
 
-def _draw(t, method, *args):
-    """NumPy draws of t's shape from nbgrad's generator (`copy_` casts them to t's dtype)."""
-    from .creation import _rng
+def _draw(t, generator, method, *args):
+    """NumPy draws of t's shape from `generator` or nbgrad's (`copy_` casts them to t's
+    dtype)."""
+    from ._generator import numpy_rng
 
-    return getattr(_rng[0], method)(*args, size=t._data.shape)
+    return getattr(numpy_rng(generator), method)(*args, size=t._data.shape)
 
 
 def _inplace_unary(name):

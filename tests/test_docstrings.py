@@ -123,7 +123,7 @@ def test_docstring_example_runs(name):
 
 
 def _to_torch(want):
-    return re.sub(r"\bnbgrad\.(Size|float|int|bool|long|double)", r"torch.\1", want)
+    return re.sub(r"\bnbgrad\.(Size|float|int|bool|long|double|half|bfloat)", r"torch.\1", want)
 
 
 def _nbgrad_only(name):

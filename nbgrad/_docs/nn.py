@@ -611,6 +611,33 @@ DOCS = {
         >>> loss(torch.tensor([1., 2., 3.]), torch.tensor([1., 0., 5.]))
         tensor(1.3333)
     """,
+    "SmoothL1Loss": """Measures the smooth L1 error: `0.5 * d**2 / beta` where `|d| < beta`, else
+    `|d| - 0.5 * beta`, for `d = input - target`.
+
+    Args:
+        size_average, reduce: deprecated (as in PyTorch); use `reduction`.
+        reduction (str): `"none"`, `"mean"` or `"sum"`. Default: `"mean"`.
+        beta (float): where the loss changes from quadratic to linear. Default: 1.0.
+
+    Example::
+
+        >>> loss = nn.SmoothL1Loss()
+        >>> loss(torch.tensor([1., 2., 3.]), torch.tensor([1., 0., 3.5]))
+        tensor(0.5417)
+    """,
+    "HuberLoss": """Measures the Huber error: `0.5 * d**2` where `|d| < delta`, else
+    `delta * (|d| - 0.5 * delta)`, for `d = input - target`.
+
+    Args:
+        reduction (str): `"none"`, `"mean"` or `"sum"`. Default: `"mean"`.
+        delta (float): where the loss changes from quadratic to linear. Default: 1.0.
+
+    Example::
+
+        >>> loss = nn.HuberLoss(delta=0.5)
+        >>> loss(torch.tensor([1., 2., 3.]), torch.tensor([1., 0., 3.5]))
+        tensor(0.3333)
+    """,
     "LSTM": """Applies a long short-term memory network to a sequence, layer by layer.
 
     Args:

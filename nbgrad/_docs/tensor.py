@@ -739,6 +739,22 @@ DOCS = {
         >>> torch.tensor([1, 2]).float()
         tensor([1., 2.])
     """,
+    "half": """Returns the tensor cast to `nbgrad.float16` (values rounded to nearest even;
+    differentiable, the gradient flowing back as the input's dtype).
+
+    Example::
+
+        >>> torch.tensor([1.0, 0.1]).half()
+        tensor([1.0000, 0.1000], dtype=nbgrad.float16)
+    """,
+    "bfloat16": """Returns the tensor cast to `nbgrad.bfloat16` (values rounded to nearest even;
+    differentiable, the gradient flowing back as the input's dtype).
+
+    Example::
+
+        >>> torch.tensor([1.0, 0.1]).bfloat16()
+        tensor([1.0000, 0.1001], dtype=nbgrad.bfloat16)
+    """,
     "floor": """Returns the floor (the largest integer not greater than it) of each element; see
     `nbgrad.floor`.
 

@@ -706,7 +706,12 @@ def grad(
 
             out.append(on_device(np.zeros(bshape + t._data.shape, t._data.dtype), t.is_cuda))
         else:
-            out.append(_as_tensor(buf))
+            g = _as_tensor(buf)
+            if t.dtype.itemsize == 2:  # float16, bfloat16: float32 buffers (nbgrad/_lowp.py)
+                from .._lowp import tag
+
+                g = tag(g, t.dtype)
+            out.append(g)
     return tuple(out)
 
 

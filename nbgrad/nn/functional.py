@@ -262,7 +262,15 @@ def _one_hot_classes(d, num_classes):
 _ = linear
 
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
-from . import _fn_attention, _fn_conv, _fn_embedding, _fn_losses, _fn_norm, _fn_spatial  # noqa: E402, E501
+from . import (  # noqa: E402, E501
+    _fn_activations,
+    _fn_attention,
+    _fn_conv,
+    _fn_embedding,
+    _fn_losses,
+    _fn_norm,
+    _fn_spatial,
+)
 
 
 def embedding(
@@ -297,6 +305,17 @@ cosine_embedding_loss = _fn_losses.cosine_embedding_loss
 cosine_similarity = _fn_norm.cosine_similarity
 dropout = _fn_norm.dropout
 dropout1d = _fn_norm.dropout1d
+glu = _fn_activations.glu
+hardshrink = _fn_activations.hardshrink
+hardsigmoid = _fn_activations.hardsigmoid
+hardswish = _fn_activations.hardswish
+mish = _fn_activations.mish
+pixel_shuffle = _fn_activations.pixel_shuffle
+pixel_unshuffle = _fn_activations.pixel_unshuffle
+softshrink = _fn_activations.softshrink
+softsign = _fn_activations.softsign
+tanhshrink = _fn_activations.tanhshrink
+threshold = _fn_activations.threshold
 dropout2d = _fn_norm.dropout2d
 embedding_bag = _fn_embedding.embedding_bag
 gaussian_nll_loss = _fn_losses.gaussian_nll_loss

@@ -13,10 +13,10 @@ from ..ops import viewbase
 from ..tensor import Tensor
 
 
-def _rng():
-    from ..creation import _rng
+def _rng(generator=None):
+    from .._generator import numpy_rng
 
-    return _rng[0]
+    return numpy_rng(generator)
 
 
 def _fill(tensor, values):
@@ -82,18 +82,20 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _fill(tensor, _rng().uniform(a, b, tensor._data.shape))
+    return _fill(tensor, _rng(generator).uniform(a, b, tensor._data.shape))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _fill(tensor, _rng().normal(mean, std, tensor._data.shape))
+    return _fill(tensor, _rng(generator).normal(mean, std, tensor._data.shape))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     from scipy.stats import truncnorm
 
     lo, hi = (a - mean) / std, (b - mean) / std
-    vals = truncnorm.rvs(lo, hi, loc=mean, scale=std, size=tensor._data.shape, random_state=_rng())
+    vals = truncnorm.rvs(
+        lo, hi, loc=mean, scale=std, size=tensor._data.shape, random_state=_rng(generator)
+    )
     return _fill(tensor, vals)
 
 
@@ -119,13 +121,13 @@ def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     a = math.sqrt(3.0) * std
-    return uniform_(tensor, -a, a)
+    return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
@@ -133,14 +135,14 @@ def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gene
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
-    return normal_(tensor, 0.0, std)
+    return normal_(tensor, 0.0, std, generator)
 
 
 # PyTorch's deprecated non-underscore aliases are left out on purpose.

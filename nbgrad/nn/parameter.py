@@ -10,6 +10,7 @@ import numpy as np
 
 from nbgrad._array import contig
 
+from .. import _lowp
 from .. import serialization as _serialization
 from ..tape import MAXD, TAPE, too_many_dims
 from ..tensor import TENSOR_TYPES, Tensor
@@ -86,5 +87,6 @@ def _replace_data(t, arr):
     t._data = arr
 
 
+_lowp.register(Parameter)  # HalfParameter, BFloat16Parameter (nbgrad/_lowp.py)
 TENSOR_TYPES.add(Parameter)  # Parameters take the elementwise fast paths too
 _serialization.PARAMETER.append(Parameter)  # saved and loaded as parameters

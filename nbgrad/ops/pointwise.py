@@ -269,8 +269,14 @@ def cast(t, dt):
         return t
     out = t._data.astype(dt.np)
     if dt.is_floating_point and t.dtype.is_floating_point:
-        return emit(_TO, out, (t,))
-    return Tensor._make(out, -1, False)
+        r = emit(_TO, out, (t,))
+    else:
+        r = Tensor._make(out, -1, False)
+    if dt in _dtype.LOWP:  # float32 storage rounded to dt's values (nbgrad/_lowp.py)
+        from .._lowp import tag
+
+        r = tag(r, dt)
+    return r
 
 
 def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):

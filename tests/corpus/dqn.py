@@ -7,8 +7,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "nn.SmoothL1Loss"
-
 
 def run(torch, updates=4, gamma=0.99, tau=0.1):
     nn = torch.nn

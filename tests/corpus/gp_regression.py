@@ -7,8 +7,6 @@ import numpy as np
 
 TOL = dict(rtol=1e-8, atol=1e-10)
 
-NEEDS = "torch.cholesky_solve"
-
 
 def run(torch, steps=5):
     rng = np.random.default_rng(43)

@@ -5,8 +5,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "float16"
-
 
 def run(torch):
     nn = torch.nn

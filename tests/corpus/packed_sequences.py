@@ -5,8 +5,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "nn.utils.rnn"
-
 
 def run(torch):
     nn = torch.nn

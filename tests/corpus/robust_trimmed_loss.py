@@ -5,8 +5,6 @@ import numpy as np
 
 from corpus._util import init_from_numpy
 
-NEEDS = "Tensor.median"
-
 
 def run(torch, steps=5):
     nn = torch.nn

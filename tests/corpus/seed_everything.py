@@ -7,8 +7,6 @@ import random
 
 import numpy as np
 
-NEEDS = "Generator, use_deterministic_algorithms, get_num_threads / set_num_threads"
-
 
 def run(torch):
     def seed_everything(seed):

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
+from ..._lowp import tag, untag
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...tensor import Tensor
@@ -537,11 +538,16 @@ class Module:
                 for t in reg.values():
                     if t is None or (floating_only and t._data.dtype.kind != "f"):
                         continue
-                    if t._data.dtype != dt.np:
+                    if t.dtype is not dt:
                         _replace_data(t, t._data.astype(dt.np))
+                        t.__class__ = untag(t)
                         g = t._grad
                         if g is not None:
                             t._grad = Tensor._make(g._data.astype(dt.np), -1, False)
+                        if dt in _dtype.LOWP:  # float32 storage of dt's values
+                            tag(t, dt)
+                            if g is not None:
+                                tag(t._grad, dt)
         return self
 
     def to(self, *args, **kwargs):
@@ -566,6 +572,12 @@ class Module:
 
     def double(self):
         return self._apply_dtype(_dtype.float64)
+
+    def half(self):
+        return self._apply_dtype(_dtype.float16)
+
+    def bfloat16(self):
+        return self._apply_dtype(_dtype.bfloat16)
 
     def type(self, dst_type):
         return self._apply_dtype(_dtype.as_dtype(dst_type), floating_only=False)

@@ -129,6 +129,10 @@ class RNNBase(Module):
         )
 
     def forward(self, input: Tensor, hx=None) -> Any:  # noqa: A002
+        from ..utils.rnn import PackedSequence, run_packed_input
+
+        if isinstance(input, PackedSequence):  # each sequence through its own length
+            return run_packed_input(self, input, hx)
         lstm = self.mode == "LSTM"
         if input.dim() not in (2, 3):
             raise ValueError(

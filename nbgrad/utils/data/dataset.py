@@ -137,7 +137,7 @@ def random_split(dataset: Any, lengths: Sequence[Any], generator: Any = None):
     """Split `dataset` into non-overlapping random Subsets of the given lengths, or of
     fractions of its length (summing to 1; the remainder goes round-robin from the first).
 
-    `generator`: a `numpy.random.Generator` (nbgrad has no Generator class); by default
+    `generator`: a `nbgrad.Generator` (or a `numpy.random.Generator`); by default
     one seeded from nbgrad's global generator, so `nbgrad.manual_seed` fixes the split."""
     n = len(dataset)
     lengths = list(lengths)

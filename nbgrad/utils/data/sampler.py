@@ -1,8 +1,8 @@
 """Samplers: which indices a DataLoader fetches, in what order, in what batches.
 
-`generator` arguments take a `numpy.random.Generator` (nbgrad has no Generator class of
-its own). Without one, each pass draws a fresh generator seeded from nbgrad's global
-generator, so `nbgrad.manual_seed(s)` makes the order reproducible, as in PyTorch."""
+`generator` arguments take a `nbgrad.Generator` (or a `numpy.random.Generator`). Without
+one, each pass draws a fresh generator seeded from nbgrad's global generator, so
+`nbgrad.manual_seed(s)` makes the order reproducible, as in PyTorch."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import numpy as np
 
 def _generator(generator):
     if generator is not None:
-        return generator
+        from ..._generator import numpy_rng
+
+        return numpy_rng(generator)
     from ...creation import _rng
 
     return np.random.default_rng(int(_rng[0].integers(0, 2**63 - 1)))
