@@ -24,8 +24,6 @@ from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
 from ..backends.cpu.memory import v32, v64, vi64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
-from ..ops import normalization as _ln
-from ..ops import recurrent as _rec
 from ..ops.einsum import _strided_copy, blas_layout
 from ..ops.registry import OPS
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
@@ -125,35 +123,6 @@ def fwd_act(T, k, V):
         _act._fwd_par(x, y, kind, p0, p1, p2)
     else:
         _act._fwd(x, y, kind, p0, p1, p2)
-
-
-@njit(**_opts)
-def fwd_layer_norm(T, k, V):
-    """layer_norm: attrs (M, N, has weight, has bias), eps; the eager kernel, as eager picks."""
-    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    x, y = value(T, s_x, V), value(T, s_y, V)
-    M, N, has_w, has_b = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
-    w = value(T, in_slot(T, k, 1), V) if has_w else x[:0]
-    b = value(T, in_slot(T, k, 1 + has_w), V) if has_b else x[:0]
-    if x.size >= _ln.PAR_MIN and M > 1:
-        _ln.fwd_par(x, y, w, b, M, N, fattr(T, k, 0))
-    else:
-        _ln.fwd(x, y, w, b, M, N, fattr(T, k, 0))
-
-
-@njit(**_opts)
-def fwd_lstm(T, k, V):
-    """lstm_seq: attrs (S, B, H, has bias, has h0, has c0, reverse); the eager kernel."""
-    S, B, H = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
-    has_b, has_h, has_c = iattr(T, k, 3), iattr(T, k, 4), iattr(T, k, 5)
-    xg = value(T, in_slot(T, k, 0), V).reshape(S, B, 4 * H)
-    w = value(T, in_slot(T, k, 1), V).reshape(4 * H, H)
-    b = value(T, in_slot(T, k, 2), V) if has_b else xg.reshape(-1)[:0]
-    h0 = value(T, in_slot(T, k, 2 + has_b), V).reshape(B, H) if has_h else w[:0]
-    c0 = value(T, in_slot(T, k, 2 + has_b + has_h), V).reshape(B, H) if has_c else w[:0]
-    y = value(T, out_slot(T, k, 0), V).reshape(S, B, 2 * H)
-    if y.size:
-        _rec.forward(xg, w, b, h0, c0, iattr(T, k, 6) != 0, y)
 
 
 @njit(**_opts)
@@ -263,8 +232,6 @@ FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
 FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({o.name: o.replay for o in OPS if o.replay})  # declared with the op
-FWD["layer_norm"] = "fwd_layer_norm"
-FWD["lstm_seq"] = "fwd_lstm"
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 # indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
 # masked_select compute theirs elsewhere (program.FALLBACK)

@@ -8,8 +8,9 @@ VJP recomputes a row's mean and variance from the saved input instead of saving 
 so the row reads nothing by address but its own slots (a compiled replay needs no more).
 
 CUDA tensors, batched tensors and mixed dtypes take the composite
-(`nn/_fn_norm.py`); the differentiable VJP (create_graph, forward mode) is composed of
-recorded ops in `autograd/derivatives/normalization.py`.
+(`nn/_fn_norm.py`). The op is declared at the end with all its facets
+(`registry.declare`): its differentiable VJP (create_graph, forward mode) is composed of
+recorded ops.
 """
 
 import math
@@ -20,12 +21,12 @@ from numba import njit, prange
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import TENSOR_TYPES
 from .recording import emit
-from .registry import register
+from .registry import attrs, declare
 from .vecloops import rdot, rsum
 
-_LAYER_NORM = register(
-    "layer_norm", "NativeLayerNormBackward0", "nbgrad.ops.normalization:vjp_layer_norm"
-)
+# a row: M rows of N elements, whether the weight and the bias are inputs; and eps
+A = attrs("M", "N", "has_w", "has_b")
+F = attrs("eps")
 PAR_MIN = 1 << 15  # elements; below this a kernel runs on one thread
 BLOCKS = 64  # row blocks of the VJP: weight/bias gradients are summed per block, then
 # the blocks in order, so the result does not depend on the thread count
@@ -141,8 +142,9 @@ def _settle(p, T, s, V):
 @njit(cache=True, error_model="numpy")
 def vjp_layer_norm(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    M, N, has_w, has_b = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
-    eps = fattr(T, k, 0)
+    M, N = iattr(T, k, A.M), iattr(T, k, A.N)
+    has_w, has_b = iattr(T, k, A.has_w), iattr(T, k, A.has_b)
+    eps = fattr(T, k, F.eps)
     s_w = in_slot(T, k, 1) if has_w else 0
     s_b = in_slot(T, k, 1 + has_w) if has_b else 0
     want_x = wants(T, s_x)
@@ -199,6 +201,57 @@ def fused(x, shape, weight, bias, eps):
         d.reshape(-1), out.reshape(-1), w, b, M, N, float(eps)
     )
     ins = tuple(t for t in (x, weight, bias) if t is not None)
-    flags = (int(weight is not None), int(bias is not None))
+    ia = LAYER_NORM.pack(M=M, N=N, has_w=int(weight is not None), has_b=int(bias is not None))
+    fa = LAYER_NORM.pack_f(eps=float(eps))
     saved = tuple(t._data for t in ins)
-    return emit(_LAYER_NORM, out, ins, iattrs=(M, N) + flags, fattrs=(float(eps),), saved=saved)
+    return emit(LAYER_NORM, out, ins, iattrs=ia, fattrs=fa, saved=saved)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_layer_norm(T, k, V):
+    """The eager kernel, as eager picks it (nbgrad.compile)."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    x, y = value(T, s_x, V), value(T, s_y, V)
+    M, N = iattr(T, k, A.M), iattr(T, k, A.N)
+    has_w, has_b = iattr(T, k, A.has_w), iattr(T, k, A.has_b)
+    w = value(T, in_slot(T, k, 1), V) if has_w else x[:0]
+    b = value(T, in_slot(T, k, 1 + has_w), V) if has_b else x[:0]
+    if x.size >= PAR_MIN and M > 1:
+        fwd_par(x, y, w, b, M, N, fattr(T, k, F.eps))
+    else:
+        fwd(x, y, w, b, M, N, fattr(T, k, F.eps))
+
+
+def _dvjp(row, g):
+    """Composed of recorded ops; the row's statistics are recomputed from its saved input,
+    so a gradient of the VJP flows through them too. xh = (x - mean) rstd per row of N,
+    gh = g w: gx = rstd (gh - mean(gh) - xh mean(gh xh)), gw = sum over rows of g xh,
+    gb = sum over rows of g."""
+    a, eps = row.attrs(), row.float_attrs().eps
+    M, N = a.M, a.N
+    x = row.value(row.ins[0], 0).reshape(M, N)
+    g2 = g.reshape(row.bshape + (M, N))
+    xc = x - x.mean(-1, keepdim=True)
+    rstd = ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt()
+    xh = xc * rstd
+    grads = [None] * (1 + a.has_w + a.has_b)
+    if row.wants(0):
+        gh = g2 * row.value(row.ins[1], 1).reshape(N) if a.has_w else g2
+        gx = rstd * (gh - gh.mean(-1, keepdim=True) - xh * (gh * xh).mean(-1, keepdim=True))
+        grads[0] = gx.reshape(row.bshape + row.shape(row.ins[0]))
+    if a.has_w and row.wants(1):
+        grads[1] = (g2 * xh).sum(row.nb).reshape(row.bshape + row.shape(row.ins[1]))
+    if a.has_b and row.wants(1 + a.has_w):
+        grads[-1] = g2.sum(row.nb).reshape(row.bshape + row.shape(row.ins[-1]))
+    return tuple(grads)
+
+
+LAYER_NORM = declare(
+    "layer_norm",
+    "NativeLayerNormBackward0",
+    a=A,
+    f=F,
+    vjp=vjp_layer_norm,
+    replay=replay_layer_norm,
+    dvjp=_dvjp,
+)

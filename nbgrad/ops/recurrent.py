@@ -13,8 +13,10 @@ S*B*5H numbers, cheap to recompute beside the products), so a row reads nothing 
 address and a compiled replay needs no more than its slots. Gradients of W_hh and the
 bias are one product and one sum over all steps after the backward recurrence. The
 activations are the elementwise kernels' own (`ops/scalar.py`), so the values are those
-of the composed ops. The differentiable VJP (create_graph, forward mode) is composed of
-recorded ops in `autograd/derivatives/recurrent.py`.
+of the composed ops. The op is declared at the end with all its facets
+(`registry.declare`); its differentiable VJP (create_graph, forward mode) runs the steps
+again with recorded ops, then writes the backward recurrence (the fused kernel's rule)
+with ops.
 """
 
 import numpy as np
@@ -23,11 +25,13 @@ from numba import njit
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import TENSOR_TYPES
+from .joins import stack
 from .recording import emit
-from .registry import register
+from .registry import attrs, declare
 from .scalar import sigmoid, tanh
 
-_LSTM = register("lstm_seq", "LstmBackward0", "nbgrad.ops.recurrent:vjp_lstm")
+# a row: S steps of B rows of hidden size H; whether b_hh, h0, c0 are inputs; direction
+A = attrs("S", "B", "H", "has_b", "has_h", "has_c", "reverse")
 
 
 @njit(cache=True, error_model="numpy")
@@ -165,8 +169,9 @@ def backward(xg, w, b, h0, c0, rev, gy, da, dh, dc, hp):
 @njit(cache=True, error_model="numpy")
 def vjp_lstm(T, k, V):
     s_y = out_slot(T, k, 0)
-    S, B, H = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
-    has_b, has_h, has_c, rev = iattr(T, k, 3), iattr(T, k, 4), iattr(T, k, 5), iattr(T, k, 6)
+    S, B, H = iattr(T, k, A.S), iattr(T, k, A.B), iattr(T, k, A.H)
+    has_b, has_h, has_c = iattr(T, k, A.has_b), iattr(T, k, A.has_h), iattr(T, k, A.has_c)
+    rev = iattr(T, k, A.reverse)
     G = 4 * H
     s_x, s_w = in_slot(T, k, 0), in_slot(T, k, 1)
     s_b = in_slot(T, k, 2) if has_b else 0
@@ -221,5 +226,80 @@ def lstm(xg, w_hh, b_hh, h0, c0, reverse):
     y = np.empty((S, B, 2 * H), dt)
     if y.size:
         forward(arrs[0], w, b, h, c, bool(reverse), y)
-    flags = (int(b_hh is not None), int(h0 is not None), int(c0 is not None), int(reverse))
-    return emit(_LSTM, y, tuple(ts), iattrs=(S, B, H) + flags, saved=tuple(arrs))
+    ia = LSTM.pack(
+        S=S, B=B, H=H, has_b=int(b_hh is not None), has_h=int(h0 is not None),
+        has_c=int(c0 is not None), reverse=int(reverse),
+    )  # fmt: skip
+    return emit(LSTM, y, tuple(ts), iattrs=ia, saved=tuple(arrs))
+
+
+@njit(cache=True, error_model="numpy")
+def replay_lstm(T, k, V):
+    """The eager kernel (nbgrad.compile)."""
+    S, B, H = iattr(T, k, A.S), iattr(T, k, A.B), iattr(T, k, A.H)
+    has_b, has_h, has_c = iattr(T, k, A.has_b), iattr(T, k, A.has_h), iattr(T, k, A.has_c)
+    xg = value(T, in_slot(T, k, 0), V).reshape(S, B, 4 * H)
+    w = value(T, in_slot(T, k, 1), V).reshape(4 * H, H)
+    b = value(T, in_slot(T, k, 2), V) if has_b else xg.reshape(-1)[:0]
+    h0 = value(T, in_slot(T, k, 2 + has_b), V).reshape(B, H) if has_h else w[:0]
+    c0 = value(T, in_slot(T, k, 2 + has_b + has_h), V).reshape(B, H) if has_c else w[:0]
+    y = value(T, out_slot(T, k, 0), V).reshape(S, B, 2 * H)
+    if y.size:
+        forward(xg, w, b, h0, c0, iattr(T, k, A.reverse) != 0, y)
+
+
+# -- differentiable VJP (create_graph, forward mode) ------------------------------------
+def _steps(xg, w, b, h, c, order):
+    """The forward again: per step (t, h and c before it, gates i, f, g, o, tanh(c))."""
+    steps = []
+    for t in order:
+        pre = xg[t] if h is None else xg[t] + h.matmul(w.t())
+        if b is not None:
+            pre = pre + b
+        i, f, g, o = pre.chunk(4, -1)
+        i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+        cn = i * g if c is None else f * c + i * g
+        tc = cn.tanh()
+        steps.append((t, h, c, i, f, g, o, tc))
+        h, c = o * tc, cn
+    return steps
+
+
+def _dvjp(row, gy):
+    """The steps again, then the backward recurrence written with recorded ops."""
+    S, B, H, has_b, has_h, has_c, rev = row.attrs()
+    vals = [row.value(s, j) for j, s in enumerate(row.ins)]
+    xg, w = vals[0].reshape(S, B, 4 * H), vals[1].reshape(4 * H, H)
+    opt = iter(vals[2:])
+    b, h0, c0 = (next(opt) if on else None for on in (has_b, has_h, has_c))
+    order = range(S - 1, -1, -1) if rev else range(S)
+    gy = gy.reshape(row.bshape + (S, B, 2 * H))
+    nb = row.nb
+    da, gw, dh, dc = [None] * S, None, None, None
+    for t, hp, cp, i, f, g, o, tc in reversed(_steps(xg, w, b, h0, c0, order)):
+        gh = gy[..., t, :, :H] if dh is None else gy[..., t, :, :H] + dh
+        gc = gy[..., t, :, H:] if dc is None else gy[..., t, :, H:] + dc
+        gc = gc + gh * o * (1 - tc * tc)
+        df = gc * cp * (f * (1 - f)) if cp is not None else gc * 0.0
+        a = stack([gc * g * (i * (1 - i)), df, gc * i * (1 - g * g), gh * tc * (o * (1 - o))], -2)
+        a = a.reshape(a.shape[:-2] + (4 * H,))  # (..., B, 4H): gates i, f, g, o
+        da[t], dc = a, gc * f
+        if hp is not None:
+            dh = a.matmul(w)
+            gwt = a.transpose(-1, -2).matmul(hp)
+            gw = gwt if gw is None else gw + gwt
+    dall = stack(da, nb)  # (..., S, B, 4H)
+    grads = [dall.reshape(row.bshape + row.shape(row.ins[0]))]
+    if gw is None:  # one step from a zero state: W_hh took no part
+        gw = row.zeros(row.ins[1])
+    grads.append(gw.reshape(row.bshape + row.shape(row.ins[1])))
+    if has_b:
+        grads.append(dall.sum(nb).sum(nb).reshape(row.bshape + row.shape(row.ins[2])))
+    if has_h:
+        grads.append(dh.reshape(row.bshape + (B, H)))
+    if has_c:
+        grads.append(dc.reshape(row.bshape + (B, H)))
+    return tuple(g if row.wants(j) else None for j, g in enumerate(grads))
+
+
+LSTM = declare("lstm_seq", "LstmBackward0", a=A, vjp=vjp_lstm, replay=replay_lstm, dvjp=_dvjp)

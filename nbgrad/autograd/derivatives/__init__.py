@@ -90,6 +90,11 @@ class Row:
         a = BY_NAME[self.name].a
         return type(a)(*[int(v) for v in self.iattrs[: len(a)]])
 
+    def float_attrs(self):
+        """The row's float attributes by the names its op declares."""
+        f = BY_NAME[self.name].f
+        return type(f)(*[float(v) for v in self.fattrs[: len(f)]])
+
     @property
     def iattrs(self):
         if self._ia is None:
@@ -273,7 +278,7 @@ def sum_to(g, shape, nb):
 
 
 def _load():
-    from . import elementwise, nn, normalization, recurrent, shape, tensorops  # noqa: F401
+    from . import elementwise, nn, shape, tensorops  # noqa: F401
 
     for op in OPS:  # ops declared with their differentiable VJP (ops/registry.py)
         if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:
