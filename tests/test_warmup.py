@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
 
 import numba
 import pytest
@@ -148,10 +149,14 @@ def test_merge_adds_what_another_directory_compiled(tmp_path, monkeypatch):
     """`_cache.merge` (how `warmup --jobs` gathers its processes' work) adds another cache
     directory's entries under free names: both signatures then load without compiling."""
 
-    def kernel():  # a cached function that counts as a generated module of nbgrad's
-        ns = {"__name__": "nbgrad_gen_merge_test"}
-        exec("def f(x):\n    return x + 1\n", ns)
-        return numba.njit(cache=True)(ns["f"])
+    # a cached function that counts as a generated module of nbgrad's: a real module, so
+    # that loading its cached code can import it (Numba rebuilds the function's globals)
+    mod = types.ModuleType("nbgrad_gen_merge_test")
+    monkeypatch.setitem(sys.modules, mod.__name__, mod)
+
+    def kernel():
+        exec("def f(x):\n    return x + 1\n", mod.__dict__)
+        return numba.njit(cache=True)(mod.f)
 
     for name, arg in (("a", 1), ("b", 1.5)):  # each directory's first entry: the same name
         monkeypatch.setattr(nbgrad._cache, "DIR", tmp_path / name)

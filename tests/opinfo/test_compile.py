@@ -38,7 +38,12 @@ def compare(op, s):
     for arrs in (arrays, arrays, others):
         want = _run(prog, arrs, f.index_args, v)
         for k, (got, exp) in enumerate(zip(_run(cf, arrs, f.index_args, v), want)):
-            np.testing.assert_array_equal(got, exp, err_msg=f"{op.name}{s}: result {k}")
+            msg = f"{op.name}{s}: result {k}"
+            if "compile" in op.tol:  # an entry that states why its bits may differ
+                rtol, atol = op.tol["compile"]
+                np.testing.assert_allclose(got, exp, rtol=rtol, atol=atol, err_msg=msg)
+            else:
+                np.testing.assert_array_equal(got, exp, err_msg=msg)
 
 
 @pytest.mark.parametrize("op", OPS, ids=repr)
