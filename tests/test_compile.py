@@ -281,6 +281,30 @@ def test_broadcasting_and_views_match_eager(dtype):
             np.testing.assert_array_equal(got.numpy(), w)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    "sa, sb",
+    [((), (200,)), ((40, 1), (40, 70)), ((1, 70), (40, 70)), ((6, 1, 1), (6, 5, 50)),
+     ((), (1, 70)), ((40, 1), (1, 70)), ((5, 1, 7), (5, 30, 7))],
+)  # fmt: skip
+def test_broadcast_gradients_sum_like_eager(sa, sb, dtype):
+    # a gradient summed over a broadcast dim: eager sums each row in a fixed lane order
+    # (rows long enough to fill the lanes here), and a compiled program must sum the same
+    rng = np.random.default_rng(5)
+    a = torch.tensor(rng.uniform(0.5, 2, sa), dtype=dtype, requires_grad=True)
+    b = torch.tensor(rng.uniform(0.5, 2, sb), dtype=dtype, requires_grad=True)
+
+    def f(a, b):
+        loss = (torch.sin(a * b) * torch.exp(-a) - b).square().mean()
+        return (loss, *torch.autograd.grad(loss, (a, b)))
+
+    cf = torch.compile(f, fallback="raise")
+    want = [t.detach().numpy() for t in f(a, b)]
+    for _ in range(2):
+        for got, w in zip(cf(a, b), want):
+            np.testing.assert_array_equal(got.numpy(), w)
+
+
 def test_matmul_and_linear_match_eager():
     rng = np.random.default_rng(4)
     w1 = torch.tensor(rng.standard_normal((5, 7)), requires_grad=True)

@@ -10,7 +10,9 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from ..backends.cpu.blas import gemm
+from ..backends.cpu.broadcast import next_row, row_start
 from ..ops.losses import nll_grad
+from ..ops.vecloops import rsum
 
 _opts = {"cache": True, "error_model": "numpy"}
 BLOCK = 128  # NumPy's PW_BLOCKSIZE
@@ -187,3 +189,20 @@ def alive(typingctx, arrays):
     allocated, so they live until it returns (compiled code frees an array after its last
     use, and the loops and rows it calls read them by address)."""
     return types.void(arrays), lambda context, builder, signature, args: None
+
+
+@njit(**_opts)
+def row_sums_into(t, gd, shp, st):
+    """gd[o] += the fixed-order sum of each row of t, o the row's offset by strides st:
+    the gradient of an operand broadcast along the rows, summed row by row as the eager
+    VJP sums it (`grows_<op>`), from the contributions t a fused loop wrote (C-contiguous
+    over the coalesced shape `shp`, a row being its last dim)."""
+    nd = shp.size
+    m = shp[nd - 1]
+    if t.size == 0:
+        return
+    shp, st = shp[: nd - 1], st[: nd - 1]
+    idx, offs = row_start(0, shp, st, st)
+    for r in range(t.size // m):
+        gd[offs[0]] += rsum(t[r * m : (r + 1) * m])
+        next_row(idx, shp, offs, st, st)

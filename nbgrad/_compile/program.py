@@ -23,6 +23,7 @@ import re
 import numpy as np
 
 from .. import _cache
+from ..backends.cpu.broadcast import coalesce
 from ..backends.cpu.codegen import load_module
 from ..backends.cpu.dispatch import CTX_LEN, pack
 from ..ops import elementwise as ew
@@ -88,6 +89,7 @@ from numba import njit
 from nbgrad.backends.cpu.dispatch import _call as call
 from nbgrad._compile.kernels import np_sum, np_sum64, linear_fwd, linear_vjp
 from nbgrad._compile.kernels import class_rows, nll_vjp, where_fwd, where_vjp, alive
+from nbgrad._compile.kernels import row_sums_into
 from nbgrad.backends.cpu.blas import matmul_into, matmul_vjp
 from nbgrad.ops.losses import ce_fwd, _ce_grad, nll_fwd
 from nbgrad.optim._kernels import _sgd1 as sgd1
@@ -230,6 +232,19 @@ def _rule(row):
     return f, {"b": db}, ("b",)
 
 
+def _bstrides(shape, out):
+    """Element strides of `shape` broadcast to `out` (0 along broadcast dims), as the
+    eager kernels' `rowio.bstrides`."""
+    st = np.zeros(len(out), np.int64)
+    run = 1
+    for d in range(len(shape)):
+        n = shape[len(shape) - 1 - d]
+        if n != 1:
+            st[len(out) - 1 - d] = run
+        run *= n
+    return st
+
+
 def _round(D, e):
     """e rounded to the tensor dtype, as storing it to an array would (no-op for float64)."""
     return f"{D}({e})" if D == _D[0] else f"({e})"
@@ -251,6 +266,7 @@ class _Gen:
         self.grad_mode = grad_mode
         self.out_values = out_values
         self.cot = {}  # slot -> "arr" / "scalar" once it has a contribution
+        self.tsize = {}  # "t<slot>" -> (size, dtype): contributions summed after a loop
         self.flagged = set()  # leaf slots whose first contribution depends on a runtime flag
         self.loops = loops.Loops(_scalars(), _SCALAR_NAMES)  # the fused loops
         self.floats = False  # whether the loops read a scalar cotangent
@@ -373,6 +389,9 @@ class _Gen:
         if name[0] in "vg" and name[1:].isdigit():
             s = int(name[1:])
             return (name, "arr", self.n(s), self.D(s))
+        if name[0] == "t" and name[1:].isdigit():  # a row-summed operand's contributions
+            n, D = self.tsize[name]
+            return (name, "arr", n, D)
         if name[0] == "f" and name[1:].isdigit():
             return (name, "int", None, None)
         return (name, "float", None, self.scalar_dt[name])
@@ -772,6 +791,7 @@ class _Gen:
         # cotangent arrays of external inputs that need one
         targets = [u for u in ext if u in self.needs]
         init_of = {}
+        row_sums = []
         for u in targets:
             if u in self.flagged:
                 init_of[u] = f"f{u} == 0"
@@ -783,6 +803,12 @@ class _Gen:
                     self.w(f"if {init_of[u]}:")
                     self.w(f"g{u}[:] = 0", 2)
                 init_of[u] = "bcast"
+                rows = self._summed_rows(run, u)
+                if rows is not None:  # summed row by row after the loop, as eager sums
+                    init_of[u] = "rows"
+                    self.alloc(f"t{u}", n, self.D(u))
+                    self.tsize[f"t{u}"] = (n, self.D(u))
+                    row_sums.append((u, *rows))
         rid = run[0]
         body = self._bwd_body(run, inside, ext, targets, init_of, fast=True)
         names = [f"v{u}" for u in ext] + [f"v{v}" for v in self.kept.get(rid, ())]
@@ -794,10 +820,31 @@ class _Gen:
                 names.append(st)
                 self.scalar_dt[st] = self.D(v)
         names += [f"g{u}" for u in targets if f"g{u}" not in names]
+        names += [f"t{u}" for u, _, _ in row_sums]
         names += [f"f{u}" for u in targets if u in self.flagged]
         self.loop([self.param(x) for x in names], n, body, False)
+        for u, shp, st in row_sums:
+            self.w(f"row_sums_into(t{u}, g{u}, np.array({shp}, np.int64), "
+                   f"np.array({st}, np.int64))")  # fmt: skip
         for u in targets:
             self.done(u)
+
+    def _summed_rows(self, run, u):
+        """(shape, u's strides), coalesced as the eager VJP of the row reading u
+        coalesces them, where that VJP sums u's gradient along each row (u is constant
+        along the last dim: `grows_<op>`, a fixed-order sum per row); None where u runs
+        along the rows (then the eager VJP adds element by element, in the loop's order)."""
+        tr = self.tr
+        row = next(tr.rows[k] for k in run if u in tr.rows[k].ins)
+        out = tr.shape[row.outs[0]]
+        if len(row.ins) != 2:
+            return None
+        st = [_bstrides(tr.shape[i], out) for i in row.ins]
+        shp, sa, sb = coalesce(np.array(out, np.int64), st[0], st[1])
+        su = (sa, sb)[row.ins.index(u)]
+        if su[-1] != 0:
+            return None
+        return tuple(int(v) for v in shp), tuple(int(v) for v in su)
 
     def _idx(self, run, u):
         """The index of u's element for element i of the run: "i", or for an operand
@@ -878,6 +925,8 @@ class _Gen:
                     else:
                         lines.append(f"c{u} = {_round(D, e)}")
                         local.add(u)
+                elif init_of[u] == "rows":
+                    lines.append(f"t{u}[i] = {_round(D, e)}")
                 elif init_of[u] == "bcast":
                     j = self._idx(run, u)
                     lines.append(f"g{u}[{j}] = {_round(D, f'g{u}[{j}] + ({e})')}")
