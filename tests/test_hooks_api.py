@@ -199,3 +199,39 @@ def test_torch_vmap_is_func_vmap():
     x = nb.tensor(np.arange(6.0).reshape(3, 2))
     w = nb.tensor([1.0, -1.0])
     np.testing.assert_allclose(nb.vmap(nb.dot, in_dims=(0, None))(x, w).numpy(), [-1.0] * 3)
+
+
+def _chain(m, hooked):
+    """The small-op chain with gradient hooks on some of its intermediate values."""
+    x = m.tensor(np.linspace(-1, 1, 16), requires_grad=True)
+    y, seen = x, []
+    for i in range(40):
+        y = (y * 1.01).sin() + x
+        if i in hooked:
+            y.register_hook(lambda g, i=i: seen.append(i) or g * 2)
+    y.sum().backward()
+    return x.grad.numpy(), seen
+
+
+def test_the_compiled_sweep_stops_only_at_hooked_rows(monkeypatch):
+    """A backward without hooks is one compiled sweep; each hooked value adds one stop."""
+    from nbgrad.backends.cpu import dispatch
+
+    calls = []
+    sweep = dispatch.sweep
+
+    def counting(*a):
+        calls.append(1)
+        return sweep(*a)
+
+    monkeypatch.setattr(dispatch, "sweep", counting)
+    plain, _ = _chain(nb, ())
+    assert len(calls) == 1
+    calls.clear()
+    g, seen = _chain(nb, (10, 25))
+    assert len(calls) == 3 and seen == [25, 10]
+    torch = pytest.importorskip("torch")
+    want, want_seen = _chain(torch, (10, 25))
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+    np.testing.assert_allclose(plain, _chain(torch, ())[0], rtol=1e-12)
+    assert seen == want_seen
