@@ -143,13 +143,17 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")  # optim enters the cache dir
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        from .func import vmap
+
+        return vmap
     from ._torch_names import missing
 
     raise missing("torch", name)  # PyTorch's names say nbgrad lacks them
 
 
 def __dir__():
-    return sorted([*globals(), *_LAZY])
+    return sorted([*globals(), *_LAZY, "vmap"])
 
 
 def compile(fn=None, **kwargs):  # noqa: A001

@@ -19,10 +19,11 @@ under `nbgrad.compile` runs them when it is traced, and its program's replays ru
 again for the leaves the traced pass accumulated into (`_compile/trace.py` records
 `finish` as a Python action)."""
 
-import itertools
 import weakref
+from collections import OrderedDict
 
 from ..tensor import Tensor
+from ..utils.hooks import RemovableHandle
 from . import versions
 
 
@@ -38,24 +39,10 @@ def register_hook(t, hook):
         s = t._slot if t._slot >= 0 else TAPE.leaf_slot(t)
         hooks = TAPE.hooks.get(s)
         if hooks is None:
-            hooks = TAPE.hooks[s] = {}
-        hid = next(_IDS)
-        hooks[hid] = hook
-    return _SlotHandle(hooks, hid)
-
-
-class _SlotHandle:
-    def __init__(self, hooks, hid):
-        self._hooks, self.id = hooks, hid
-
-    def remove(self):
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+            hooks = TAPE.hooks[s] = OrderedDict()  # (a handle refers to it weakly)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+    return handle
 
 
 def run_gradient_hooks(hooks, grad):
@@ -89,8 +76,8 @@ class AccHooks:
     post hooks `((), (grad,))` after the pass accumulated it."""
 
     def __init__(self):
-        self.pre_hooks = {}
-        self.post_hooks = {}
+        self.pre_hooks = OrderedDict()  # (handles refer to them weakly)
+        self.post_hooks = OrderedDict()
         self.metadata = {}
         self.pending = None  # the gradient accumulated in this pass, for the post hooks
         self.handle = None  # its entry among the leaf slot's gradient hooks
@@ -133,28 +120,20 @@ ANOMALY = [False]  # anomaly mode (`anomaly.py`)
 POST: dict[int, weakref.ref] = {}
 _QUEUE: list = []  # final callbacks of the backward under way
 _ACTIVE = [0]
-_IDS = itertools.count()
 
 
-class RemovableHandle:
-    """`handle.remove()` unregisters the hook."""
+class _PostHandle(RemovableHandle):
+    """A post-accumulate-grad hook's handle: the tensor leaves POST with its last hook."""
 
-    def __init__(self, t, hid):
-        self._ref, self.id = weakref.ref(t), hid
+    def __init__(self, t, hooks):
+        super().__init__(hooks)
+        self._ref = weakref.ref(t)
 
     def remove(self):
+        super().remove()
         t = self._ref()
-        hooks = getattr(t, "_post_hooks", None)
-        if hooks is not None:
-            hooks.pop(self.id, None)
-            if not hooks:
-                POST.pop(id(t), None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
+        if t is not None and not getattr(t, "_post_hooks", None):
+            POST.pop(id(t), None)
 
 
 def register_post_accumulate_grad_hook(t, hook):
@@ -166,14 +145,14 @@ def register_post_accumulate_grad_hook(t, hook):
     # garbage collector frees); POST only finds the hooked tensors
     hooks = getattr(t, "_post_hooks", None)
     if hooks is None:
-        hooks = t._post_hooks = {}
+        hooks = t._post_hooks = OrderedDict()
     key = id(t)
     ref = POST.get(key)
     if ref is None or ref() is not t:
         POST[key] = weakref.ref(t, lambda _r, k=key: POST.pop(k, None))
-    hid = next(_IDS)
-    hooks[hid] = hook
-    return RemovableHandle(t, hid)
+    handle = _PostHandle(t, hooks)
+    hooks[handle.id] = hook
+    return handle
 
 
 def queue_callback(callback):
@@ -239,8 +218,11 @@ _PASS = [0, False]  # pass counter, whether a bracketed pass is running
 _MULTI_PENDING: list = []
 
 
-class _MultiGradHook:
-    def __init__(self, tensors, fn, mode):
+class _MultiGradHook(RemovableHandle):
+    """Its own handle (PyTorch's `_MultiHandle`, a RemovableHandle without an id of its
+    own): `remove()` removes the tensor hooks it is built on."""
+
+    def __init__(self, tensors, fn, mode):  # (no RemovableHandle.__init__: no id)
         self.fn, self.mode = fn, mode
         self.grads = [None] * len(tensors)
         self.fired = -1  # the pass whose gradients were handed over ("any") or are held
@@ -274,12 +256,6 @@ class _MultiGradHook:
             h.remove()
         if self in MULTI:
             MULTI.remove(self)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):

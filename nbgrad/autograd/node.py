@@ -8,18 +8,18 @@ Node objects are made on demand, so what a node holds (its hooks, its `metadata`
 by the row's recording stamp (`R_SEQ`, never reused, unlike row numbers, which compaction
 changes) in `STATE`, and dropped once no live row has that stamp."""
 
-import itertools
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import CUSTOM, OPS
 from ..tape import R_CODE, R_DT, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
+from ..utils.hooks import RemovableHandle
 from . import hooks
 
 STATE: dict = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
-_IDS = itertools.count()
 
 
 class Node:
@@ -42,7 +42,7 @@ class Node:
         if st is None:
             if len(STATE) >= _prune_at[0]:
                 _prune()
-            st = STATE[self._seq] = [{}, {}, None]
+            st = STATE[self._seq] = [OrderedDict(), OrderedDict(), None]
         return st
 
     @property
@@ -99,10 +99,10 @@ class Node:
         if TAPE.R[self._row, R_DT] >= CUDA_DT:
             raise NotImplementedError("node hooks on CUDA tensors' nodes are not supported yet")
         d = self._state()[which]
-        hid = next(_IDS)
-        d[hid] = fn
+        handle = _NodeHandle(d)
+        d[handle.id] = fn
         hooks.NODES[0] += 1
-        return _NodeHandle(d, hid)
+        return handle
 
     @property
     def next_functions(self):
@@ -215,9 +215,9 @@ class AccumulateGrad(Node):
         if not (acc.pre_hooks or acc.post_hooks):  # the leaf's slot runs it (hooks.py)
             acc.handle = register_hook(var, acc)
             hooks.ACC[0] += 1
-        hid = next(_IDS)
-        d[hid] = fn
-        return _AccHandle(acc, d, hid)
+        handle = _AccHandle(acc, d)
+        d[handle.id] = fn
+        return handle
 
     @property
     def metadata(self):
@@ -248,40 +248,31 @@ def _prune_acc():
     _prune_at[1] = max(1024, 2 * len(ACC))
 
 
-class _AccHandle:
-    """`handle.remove()` unregisters an AccumulateGrad hook."""
+class _AccHandle(RemovableHandle):
+    """An AccumulateGrad hook's handle: the node's last hook takes it off the leaf's slot."""
 
-    def __init__(self, acc, d, hid):
-        self._acc, self._d, self.id = acc, d, hid
+    def __init__(self, acc, d):
+        super().__init__(d)
+        self._acc = acc
 
     def remove(self):
-        acc = self._acc
-        if self._d.pop(self.id, None) is not None and not (acc.pre_hooks or acc.post_hooks):
+        acc, d = self._acc, self.hooks_dict_ref()
+        if (
+            d is not None
+            and d.pop(self.id, None) is not None
+            and not (acc.pre_hooks or acc.post_hooks)
+        ):
             hooks.ACC[0] -= 1
             acc.handle.remove()  # out of the leaf's slot
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class _NodeHandle:
-    """`handle.remove()` unregisters a node hook."""
-
-    def __init__(self, d, hid):
-        self._d, self.id = d, hid
+class _NodeHandle(RemovableHandle):
+    """A node hook's handle: it counts the hook out of `hooks.NODES`."""
 
     def remove(self):
-        if self._d.pop(self.id, None) is not None:
+        d = self.hooks_dict_ref()
+        if d is not None and d.pop(self.id, None) is not None:
             hooks.NODES[0] -= 1
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 _prune_at = [1024, 1024]  # STATE's, ACC's size that prunes

@@ -178,7 +178,8 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
         out, aux = split(func(*xs, **kwargs), has_aux)
     if type(out) is not BatchedTensor or out._lvl != lvl or out.numel() != 1:
         return None  # (the general path runs the function again, or raises)
-    losses = out._v.reshape(-1)
+    losses = out._v
+    losses = losses if losses.dim() == 1 else losses.reshape(-1)
     B = losses.shape[0]
     if losses.requires_grad:
         seed = identity_seed(B, losses.dtype)
@@ -186,7 +187,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
                    materialize_grads=True, is_grads_batched=True)  # fmt: skip
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
-    gs = _regroup([wrap(g.detach(), lvl) for g in gs], trees)
+    gs = _regroup([wrap(g.detach() if g._rg else g, lvl) for g in gs], trees)
     return gs, out.detach(), aux
 
 

@@ -123,25 +123,30 @@ def _fill(x, it):
 
 
 # -- the call -----------------------------------------------------------------------------
+def _head(func, in_dims):
+    # (built for error messages only: formatting in_dims at every call cost microseconds)
+    return f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
+
+
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
-    name = _name(func)
-    head = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
     if not args:
+        name = _name(func)
         raise ValueError(
             f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you "
             "are trying to vmap over a function with no inputs. The latter is unsupported."
         )
     if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
         raise ValueError(
-            f"{head}: expected `in_dims` to be int or a (potentially nested) tuple matching "
-            f"the structure of inputs, got: {type(in_dims)}."
+            f"{_head(func, in_dims)}: expected `in_dims` to be int or a (potentially "
+            f"nested) tuple matching the structure of inputs, got: {type(in_dims)}."
         )
     dims = _broadcast(in_dims, args)
     if dims is None:
         spec_d = _spec(in_dims) if _is_node(in_dims) else "*"
         raise ValueError(
-            f"{head}: in_dims is not compatible with the structure of `inputs`. in_dims has "
-            f"structure {spec_d} but inputs has structure {_spec(args)}."
+            f"{_head(func, in_dims)}: in_dims is not compatible with the structure of "
+            f"`inputs`. in_dims has structure {spec_d} but inputs has structure "
+            f"{_spec(args)}."
         )
     leaves = _flatten(args)
     sizes = []
@@ -150,15 +155,16 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             continue
         if not isinstance(x, Tensor):
             raise ValueError(
-                f"{head}: Got in_dim={d} for an input but the input is of type {type(x)}. We "
-                "cannot vmap over non-Tensor arguments, please use None as the respective "
-                "in_dim"
+                f"{_head(func, in_dims)}: Got in_dim={d} for an input but the input is of "
+                f"type {type(x)}. We cannot vmap over non-Tensor arguments, please use None "
+                "as the respective in_dim"
             )
         n = x.dim()
         if not -n <= d < n:
             raise ValueError(
-                f"{head}: Got in_dim={d} for some input, but that input is a Tensor of "
-                f"dimensionality {n} so expected in_dim to satisfy -{n} <= in_dim < {n}."
+                f"{_head(func, in_dims)}: Got in_dim={d} for some input, but that input is "
+                f"a Tensor of dimensionality {n} so expected in_dim to satisfy "
+                f"-{n} <= in_dim < {n}."
             )
         sizes.append(x.shape[d])
     if not sizes:

@@ -19,27 +19,8 @@ from ..._lowp import tag, untag
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...tensor import Tensor
+from ...utils.hooks import RemovableHandle
 from ..parameter import Parameter, _copy_tensor, _replace_data
-
-
-class RemovableHandle:
-    """Returned by hook registrations: `remove()` (or leaving a `with` block) unregisters."""
-
-    _next = [0]
-
-    def __init__(self, hooks) -> None:
-        self.hooks_dict_ref = hooks
-        self.id = RemovableHandle._next[0]
-        RemovableHandle._next[0] += 1
-
-    def remove(self):
-        self.hooks_dict_ref.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 def _add(hooks, entry, prepend):
@@ -50,9 +31,11 @@ def _add(hooks, entry, prepend):
     return h
 
 
-# hooks every module runs before its own (register_module_forward_[pre_]hook)
+# hooks every module runs before its own (nn.modules.module.register_module_*_hook)
 _GLOBAL_PRE: OrderedDict = OrderedDict()
 _GLOBAL_POST: OrderedDict = OrderedDict()
+_GLOBAL_BW_PRE: OrderedDict = OrderedDict()
+_GLOBAL_BW: OrderedDict = OrderedDict()
 _HOOKED = [False]  # any global hook registered: every call takes the hooked path
 
 
@@ -67,16 +50,100 @@ def _hook_dicts(module):
     return tuple(d[name] for name in _HOOK_DICTS)
 
 
-def register_module_forward_pre_hook(hook):
-    """A forward pre-hook for every module (run before the module's own)."""
+def _add_global(hooks, entry):
     _HOOKED[0] = True
-    return _add(_GLOBAL_PRE, (hook, False, False), False)
+    return _add(hooks, entry, False)
+
+
+def register_module_forward_pre_hook(hook):
+    """Register a forward pre-hook common to all modules, run before each module's own.
+
+    Args:
+        hook: called as `hook(module, args)` before `forward`; a result other than None
+            replaces `args` (a non-tuple result is wrapped in a tuple).
+
+    Returns a handle whose `remove()` unregisters the hook.
+
+    Example::
+
+        >>> from torch.nn.modules.module import register_module_forward_pre_hook
+        >>> seen = []
+        >>> h = register_module_forward_pre_hook(lambda m, args: seen.append(type(m).__name__))
+        >>> _ = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.ReLU())(torch.ones(1, 2))
+        >>> h.remove()
+        >>> seen
+        ['Sequential', 'Linear', 'ReLU']
+    """
+    return _add_global(_GLOBAL_PRE, (hook, False, False))
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """A forward hook for every module (run before the module's own)."""
-    _HOOKED[0] = True
-    return _add(_GLOBAL_POST, (hook, with_kwargs, always_call), False)
+    """Register a forward hook common to all modules, run before each module's own.
+
+    Args:
+        hook: called as `hook(module, args, output)` (with `with_kwargs`,
+            `hook(module, args, kwargs, output)`) after `forward`; a result other than
+            None replaces the output.
+        with_kwargs (bool): pass the keyword arguments of the call too. Default: False.
+        always_call (bool): call the hook even when `forward` raises. Default: False.
+
+    Returns a handle whose `remove()` unregisters the hook.
+
+    Example::
+
+        >>> from torch.nn.modules.module import register_module_forward_hook
+        >>> h = register_module_forward_hook(lambda m, args, out: out * 0)
+        >>> torch.nn.ReLU()(torch.ones(2))
+        tensor([0., 0.])
+        >>> h.remove()
+    """
+    return _add_global(_GLOBAL_POST, (hook, with_kwargs, always_call))
+
+
+def register_module_full_backward_pre_hook(hook):
+    """Register a backward pre-hook common to all modules, run before each module's own.
+
+    Args:
+        hook: called as `hook(module, grad_output)` when the gradients of the module's
+            outputs are known; a result other than None replaces `grad_output`.
+
+    Returns a handle whose `remove()` unregisters the hook.
+
+    Example::
+
+        >>> from torch.nn.modules.module import register_module_full_backward_pre_hook
+        >>> h = register_module_full_backward_pre_hook(lambda m, go: (go[0] * 10,))
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> torch.nn.Tanh()(x).sum().backward()
+        >>> h.remove()
+        >>> x.grad
+        tensor([4.1997, 4.1997])
+    """
+    return _add_global(_GLOBAL_BW_PRE, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """Register a backward hook common to all modules, run before each module's own.
+
+    Args:
+        hook: called as `hook(module, grad_input, grad_output)` once the gradients of
+            the module's inputs are known; a result other than None replaces
+            `grad_input`.
+
+    Returns a handle whose `remove()` unregisters the hook.
+
+    Example::
+
+        >>> from torch.nn.modules.module import register_module_full_backward_hook
+        >>> seen = []
+        >>> h = register_module_full_backward_hook(lambda m, gi, go: seen.append(go[0]))
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> (torch.nn.ReLU()(x) * 3).sum().backward()
+        >>> h.remove()
+        >>> seen
+        [tensor([3., 3.])]
+    """
+    return _add_global(_GLOBAL_BW, hook)
 
 
 def _call_hooked(module, args, kwargs):
@@ -98,11 +165,10 @@ def _call_hooked(module, args, kwargs):
                 r = hook(module, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
-        bw = (
-            _BackwardHooks(module, args)
-            if d.get("_backward_hooks") or d.get("_backward_pre_hooks")
-            else None
-        )
+        # (the backward hooks of this call are those registered now, as in PyTorch)
+        bw_pre = [*_GLOBAL_BW_PRE.values(), *d.get("_backward_pre_hooks", {}).values()]
+        bw_hooks = [*_GLOBAL_BW.values(), *d.get("_backward_hooks", {}).values()]
+        bw = _BackwardHooks(module, args, bw_pre, bw_hooks) if bw_pre or bw_hooks else None
         if bw is not None:
             args = bw.wrap_inputs(args)
         out = module.forward(*args, **kwargs)
@@ -143,8 +209,8 @@ class _BackwardHooks:
     """One call's full backward hooks: identities over the tensor inputs and the outputs
     catch grad_output, then grad_input, and call the module's hooks with them."""
 
-    def __init__(self, module, args) -> None:
-        self.module = module
+    def __init__(self, module, args, pre_hooks, hooks) -> None:
+        self.module, self.pre_hooks, self.hooks = module, pre_hooks, hooks
         self.n_args = len(args)
         self.pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         self.grad_output = None
@@ -176,7 +242,7 @@ class _BackwardHooks:
         return outs[0] if single else tuple(outs)
 
     def _on_grad_output(self, grads):
-        for hook in list(self.module.__dict__["_backward_pre_hooks"].values()):
+        for hook in self.pre_hooks:
             r = hook(self.module, grads)
             if r is not None:
                 r = r if isinstance(r, tuple) else (r,)
@@ -199,7 +265,7 @@ class _BackwardHooks:
         return [full[i] for i in self.pos]
 
     def _call(self, grad_input):
-        for hook in list(self.module.__dict__["_backward_hooks"].values()):
+        for hook in self.hooks:
             r = hook(self.module, grad_input, self.grad_output)
             if r is not None:
                 r = r if isinstance(r, tuple) else (r,)
