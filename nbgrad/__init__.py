@@ -191,3 +191,19 @@ from .autograd.anomaly_mode import (  # noqa: E402
     is_anomaly_enabled,
     set_anomaly_enabled,
 )
+
+
+def _keep_lowp():
+    """float16/bfloat16 inputs give float16/bfloat16 results through the module-level
+    functions, as in PyTorch (`_lowp.py`): every public function but the elementwise fast
+    ones, whose generic path is wrapped instead."""
+    from . import _lowp, _mt
+    from .ops import pointwise
+
+    fast = {n for n, f in globals().items() if getattr(f, "__code__", None) in _mt.CRITICAL}
+    _lowp.keep_lowp_in(globals(), [n for n in globals() if not n.startswith("_")], fast)
+    pointwise.unary = _lowp.keeps_lowp(pointwise.unary)
+    pointwise.binary = _lowp.keeps_lowp(pointwise.binary)
+
+
+_keep_lowp()

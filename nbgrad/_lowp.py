@@ -10,8 +10,14 @@ computes half ops) and rounds a floating result to the dtype PyTorch's promotion
 (`_dtype._result_dtype`), in place in the result's fresh buffer, which is also the value
 the tape saved: PyTorch's backward reads its rounded half output too. The gradient a half
 leaf accumulates is rounded when read (`.grad`). Module-level functions (`nbgrad.add`,
-`nn.functional`) compute in float32 and return float32 for half inputs.
+`nn.functional`, so the layers too) are wrapped the same way (`keep_lowp_in`); the
+elementwise fast functions are not (a wrapper would cost every float32 call a Python
+frame): a half input takes their generic path (`ops/pointwise.unary`/`binary`), wrapped
+instead.
 """
+
+import functools
+import types
 
 import numpy as np
 
@@ -42,6 +48,14 @@ def round_to(arr, dt):
     return arr
 
 
+def round_stepped(params):
+    """After an optimizer's step (computed in float32): each float16/bfloat16 parameter
+    rounded to its dtype, as PyTorch's in-place update of a half parameter stores it."""
+    for p in params:
+        if type(p) in BASE:
+            round_to(p._data, p._dt)
+
+
 def bf16_bits(arr):
     """The bfloat16 bit patterns (uint16) of float32 `arr`, rounded to nearest even."""
     u = np.ascontiguousarray(arr, np.float32).view(np.uint32)
@@ -53,8 +67,13 @@ def from_bf16_bits(bits):
     return (bits.astype(np.uint32) << 16).view(np.float32)
 
 
+_SEEN = False  # a half tensor was made: the function wrappers look at their inputs
+
+
 def tag(t, dt):
     """Make float32 tensor `t` (fresh, or already holding `dt` values) a `dt` tensor."""
+    global _SEEN
+    _SEEN = True
     round_to(t._data, dt)
     t.__class__ = CLASS[type(t)][dt]
     return t
@@ -73,23 +92,25 @@ def _wrap(name, fn):
             return out
         dt = kwargs.get("dtype")
         dt = _dtype.as_dtype(dt) if dt is not None else _result(self, args)
-        if dt in _dtype.LOWP:
-            if isinstance(out, Tensor):
-                return _retag(out, dt)
-            if isinstance(out, tuple):  # (values, indices) and splits
-                return (
-                    type(out)(*(_retag(o, dt) for o in out))
-                    if hasattr(out, "_fields")
-                    else tuple(_retag(o, dt) for o in out)
-                )
-            if isinstance(out, list):
-                return [_retag(o, dt) for o in out]
-        return out
+        return _retag_all(out, dt) if dt in _dtype.LOWP else out
 
     method.__name__ = name
     method.__qualname__ = f"LowpTensor.{name}"
     method.__doc__ = fn.__doc__
     return method
+
+
+def _retag_all(out, dt):
+    """A result with its floating float32 tensors made `dt` tensors."""
+    if isinstance(out, Tensor):
+        return _retag(out, dt)
+    if isinstance(out, tuple):  # (values, indices) and splits
+        if hasattr(out, "_fields"):
+            return type(out)(*(_retag(o, dt) for o in out))
+        return tuple(_retag(o, dt) for o in out)
+    if isinstance(out, list):
+        return [_retag(o, dt) for o in out]
+    return out
 
 
 def _retag(o, dt):
@@ -207,3 +228,44 @@ def register(base):
 register(Tensor)
 HalfTensor = CLASS[Tensor][_dtype.float16]
 BFloat16Tensor = CLASS[Tensor][_dtype.bfloat16]
+
+
+def _function_dtype(args, kwargs):
+    """The half dtype a module-level function's result takes, or None: its floating tensor
+    arguments (in lists too) promote to float16/bfloat16, as PyTorch's do."""
+    ts, lowp = [], False
+    for a in (*args, *kwargs.values()):
+        for x in a if isinstance(a, (list, tuple)) else (a,):
+            if isinstance(x, Tensor):
+                ts.append(x)
+                lowp = lowp or type(x) in BASE
+    if not lowp:
+        return None
+    dt = kwargs.get("dtype")
+    dt = _dtype.as_dtype(dt) if dt is not None else _dtype._result_dtype(ts)
+    return dt if dt in _dtype.LOWP else None
+
+
+def keeps_lowp(fn):
+    """`fn`, returning float16/bfloat16 tensors where PyTorch's promotion of its inputs
+    gives that dtype (the computation itself runs in float32, as the methods')."""
+
+    @functools.wraps(fn)
+    def f(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if not _SEEN:  # no half tensor exists: nothing to look at
+            return out
+        dt = _function_dtype(args, kwargs)
+        return out if dt is None else _retag_all(out, dt)
+
+    f.keeps_lowp = True
+    return f
+
+
+def keep_lowp_in(namespace, names, skip=frozenset()):
+    """Wrap the functions `names` of a module's `namespace` with `keeps_lowp`."""
+    for n in names:
+        fn = namespace.get(n)
+        if n in skip or not isinstance(fn, types.FunctionType) or hasattr(fn, "keeps_lowp"):
+            continue
+        namespace[n] = keeps_lowp(fn)

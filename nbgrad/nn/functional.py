@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _lowp
 from .. import functions as _fn
 from ..ops import activations as _act
 from ..ops import losses as _losses
@@ -343,3 +344,6 @@ __all__ = [
 from .._torch_names import module_getattr as _module_getattr  # noqa: E402
 
 __getattr__ = _module_getattr("torch.nn.functional")  # PyTorch's names say nbgrad lacks them
+
+# float16/bfloat16 inputs give float16/bfloat16 results, as in PyTorch (nbgrad/_lowp.py)
+_lowp.keep_lowp_in(globals(), __all__)

@@ -42,6 +42,8 @@ class Parameter(Tensor):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
+        if type(data) in _lowp.BASE and cls in _lowp.CLASS:  # a half tensor: a half Parameter
+            cls = _lowp.CLASS[cls][data._dt]
         if type(arr) is not np.ndarray:  # a CUDA tensor's data: the CUDA twin of cls
             from ..backends.cuda.tensor import _cuda_class
 
@@ -62,7 +64,7 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __deepcopy__(self, memo):
-        p = Parameter(Tensor._make(self._data.copy(), -1, False), self._rg)
+        p = type(self)(Tensor._make(self._data.copy(), -1, False), self._rg)  # half stays half
         memo[id(self)] = p
         if self._grad is not None:
             p._grad = Tensor._make(self._grad._data.copy(), -1, False)

@@ -9,6 +9,7 @@ parameters and their state buffers are copied to the host, updated, and written 
 import numpy as np
 
 from .._array import check_writable
+from .._lowp import round_stepped
 from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
@@ -71,6 +72,7 @@ class HostOptimizer(Optimizer):
                 pa = host_array(p)
                 self._update(group, pa, host_array(g), arrays)
                 write_back(p, pa)
+                round_stepped((p,))  # a half parameter holds half values
                 for k, v in tensors.items():
                     write_back(v, arrays[k])
                 _ver.bump(p._data)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .._array import check_writable
+from .._lowp import round_stepped
 from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..backends.cpu.memory import address
@@ -161,6 +162,7 @@ class Optimizer:
                 np.array(dts, np.int64),
                 np.array(hyps, np.float64),
             )
+        round_stepped(stepped)  # a half parameter holds half values (computed in float32)
         for p in stepped:  # written in place, as PyTorch's in-place updates count
             p._version += 1
         return loss
