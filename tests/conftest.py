@@ -16,3 +16,17 @@ def _has_nvidia_driver():
 
 if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _has_nvidia_driver():
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+
+
+def pytest_configure(config):
+    # Under xdist (-n auto) hand tests out one at a time instead of in chunks of hundreds:
+    # with the slow tests sent first (below), a minutes-long test then overlaps the rest
+    # of the suite on one worker while the others share everything else.
+    if getattr(config.option, "maxschedchunk", False) is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(items):
+    """The tests marked slow run first (the order is otherwise kept): started last, one of
+    them would run alone after every other test had finished."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)

@@ -34,10 +34,15 @@ def test_fuzz_interrupts():
     _check(fuzz.run_mode("interrupt", list(range(3000, 3006))))
 
 
-def test_fuzz_with_bounds_checking(tmp_path):
-    """A slice with Numba's bounds checking compiled in (its own kernel cache), so an
-    out-of-bounds access in a kernel is an IndexError here instead of silent corruption."""
-    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NBGRAD_CACHE_DIR=str(tmp_path / "cache"))
+def test_fuzz_with_bounds_checking():
+    """A slice with Numba's bounds checking compiled in, so an out-of-bounds access in a
+    kernel is an IndexError here instead of silent corruption. Those kernels are cached
+    under the same keys as the unchecked ones, so they have a cache root of their own (kept
+    between runs: compiling them all again each run took minutes)."""
+    from nbgrad import _cache
+
+    checked = _cache._root() / "boundscheck"
+    env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NBGRAD_CACHE_DIR=str(checked))
     _check(fuzz.run_mode("parity", list(range(4000, 4015)), env=env))
 
 
