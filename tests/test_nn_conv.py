@@ -208,6 +208,25 @@ def test_max_pool2d(shape, kw):
     parity(lambda x: nn.MaxPool2d(**kw)(x), lambda x: torch.nn.MaxPool2d(**kw)(x), x)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_pool2d_ties_and_nans(dtype):
+    # windows holding equal maxima and NaNs: PyTorch picks the first maximum, the last NaN
+    x = rng.integers(0, 3, (2, 3, 6, 6)).astype(dtype)
+    x[0, 0, 0, :2] = np.nan
+    x[1, 2, 3, 3] = np.nan
+    kw = dict(kernel_size=2, return_indices=True)
+    yn, idx = F.max_pool2d(T(x, True), **kw)
+    xt = torch.tensor(x, requires_grad=True)
+    yt, tidx = tF().max_pool2d(xt, **kw)
+    np.testing.assert_array_equal(yn.detach().numpy(), yt.detach().numpy())
+    np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+    g = rng.standard_normal(yt.shape).astype(dtype)
+    xn = T(x, True)
+    F.max_pool2d(xn, 2).backward(T(g))
+    tF().max_pool2d(xt, 2).backward(torch.tensor(g))
+    np.testing.assert_array_equal(xn.grad.numpy(), xt.grad.numpy())
+
+
 def test_max_pool1d_and_errors():
     kw = dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)
     parity(lambda x: F.max_pool1d(x, **kw), lambda x: tF().max_pool1d(x, **kw), r(2, 3, 8))

@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from ..ops import indexing
 from ..ops.linear import linear
+from ..ops.pooling import window_argmax
 from ..tensor import Tensor
 from ._fn_spatial import _tuple, fold, window_gather
 
@@ -217,12 +219,22 @@ def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_i
     k, s, p, d, out = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nsp)
     win = window_gather(x, k, s, p, d, out, "pool", fill=-math.inf)
     win = win.reshape(*win.shape[: 2 + nsp], -1)
-    y, arg = win.max(-1)
+    y, arg = _window_max(win)
     if not batched:
         y, arg = y.squeeze(0), arg.squeeze(0)
     if not return_indices:
         return y
     return y, _pool_indices(x, k, s, p, d, out, arg)
+
+
+def _window_max(win):
+    """win.max(-1), its search compiled for float32/float64 on CPU (ops/pooling.py)."""
+    if win.is_cuda or win._data.dtype not in (np.float32, np.float64):
+        return win.max(-1)
+    arg, pos = window_argmax(win._data.reshape(-1, win.shape[-1]))
+    shape = tuple(win.shape[:-1])
+    y = indexing.take(win, pos, shape, "MaxBackward0")
+    return y, Tensor._make(arg.reshape(shape), -1, False)
 
 
 def _pool_indices(x, k, s, p, d, out, arg):
