@@ -46,13 +46,16 @@ def renumber(src):
     return re.sub(r"\b([vgscef])(\d+)\b", sub, src)
 
 
-def source(params, n, body, bad):
+def source(params, n, body, bad, rowwise=False):
     """The loop's function source. params: (name, kind, size, dtype) with kind "arr"
     (size elements of dtype), "int" or "float" (dtype: the scalar's); body: statements
-    of the loop over range(n) reading those names; bad: whether they update `bad`."""
+    of the loop over range(n) reading those names; bad: whether they update `bad`.
+    rowwise: each statement (lines joined by newlines) is a loop of its own over range(N),
+    N (= n) read from the table after `bad`'s word: a trip count LLVM cannot see, so it
+    vectorises these short loops instead of unrolling them into scalar code."""
     L = [
         "def piece(table, block):",
-        f"    I = carray(_voidptr(block), {len(params) + 1 + bool(bad)}, np.int64)",
+        f"    I = carray(_voidptr(block), {len(params) + 1 + bool(bad) + rowwise}, np.int64)",
         "    T = carray(_voidptr(table), I[0], np.int64)",
     ]
     if any(p[1] == "float" for p in params):
@@ -68,8 +71,11 @@ def source(params, n, body, bad):
             floats.append(name)
     if bad:
         L.append("    bad = False")
-    L.append(f"    for i in range({n}):")
-    L += [f"        {ln}" for ln in body]
+    if rowwise:
+        L.append(f"    N = T[I[{len(params) + 1 + bool(bad)}]]")
+    for stmts in body if rowwise else ["\n".join(body)]:
+        L.append(f"    for i in range({'N' if rowwise else n}):")
+        L += [f"        {ln}" for ln in stmts.split("\n")]
     if bad:
         L.append(f"    T[I[{len(params) + 1}]] = bad")
     src = "\n".join(L) + "\n"
@@ -95,11 +101,11 @@ class Loops:
             self.fresh.append((self.pos[name], name, kind))
         return self.pos[name]
 
-    def add(self, params, n, body, bad):
+    def add(self, params, n, body, bad, rowwise=False):
         """Compile loop (or find it compiled); returns (where its address is in `words`,
         the table position of its `bad` word or None)."""
         src = _HEADER.format(scalars=self.imports[0], names=self.imports[1])
-        src += source(params, n, body, bad)
+        src += source(params, n, body, bad, rowwise)
         name = "nbgrad_loop_" + hashlib.sha1(src.encode()).hexdigest()[:16]
         with _cache.numba_cache_dir():
             address = load_module(name, src).piece.address
@@ -107,7 +113,8 @@ class Loops:
         self.starts.append(at)
         block = [self.position(p[0], p[1]) for p in params]
         flag = self.position("@bad", "bad") if bad else None
-        self.words += [address, 0, *block] + ([flag] if bad else [])
+        size = [self.position(f"@n{n}", "size")] if rowwise else []
+        self.words += [address, 0, *block] + ([flag] if bad else []) + size
         return at, flag
 
     def array(self):

@@ -96,6 +96,10 @@ from nbgrad.optim._kernels import _sgd1 as sgd1
 '''
 SAVE_MAX = 1 << 14  # elements: runs up to this size store values for their VJPs
 MAXRUN = 40  # rows per fused loop: compile time grows faster than linearly with loop size
+# runs computed statement by statement (fwd_run): long (a chain of dependent rows, where
+# one loop waits on each row; a short run's loop overlaps its iterations), and small
+# (n x rows elements, stored, stay in L1); such loops take longer to compile
+ROWWISE_ROWS, ROWWISE_MAX = 16, 4096
 
 _D = ("np.float32", "np.float64")
 
@@ -250,6 +254,11 @@ def _round(D, e):
     return f"{D}({e})" if D == _D[0] else f"({e})"
 
 
+def _check(x):
+    """The statement flagging an argument beyond vsin/vcos's range (see fwd_run)."""
+    return f"bad |= (abs({x}) >= SIN_COS_LIMIT) & (abs({x}) != INF)"
+
+
 def _trig(expr):
     return re.search(r"\b(sin|cos)\(", expr) is not None
 
@@ -396,10 +405,10 @@ class _Gen:
             return (name, "int", None, None)
         return (name, "float", None, self.scalar_dt[name])
 
-    def loop(self, params, n, body, bad):
+    def loop(self, params, n, body, bad, rowwise=False):
         """Compile a fused loop (or find it compiled) and call it; returns the name of
         the word it sets when `bad` (see loops.py)."""
-        at, flag = self.loops.add(params, n, body, bad)
+        at, flag = self.loops.add(params, n, body, bad, rowwise)
         for pos, name, kind in self.loops.fresh:  # first uses: into the table
             if kind == "arr":
                 self.w(f"ADDR[{pos}] = {name}.ctypes.data")
@@ -408,6 +417,8 @@ class _Gen:
             elif kind == "float":
                 self.w(f"ADDRF[{pos}] = {name}")
                 self.floats = True
+            elif kind == "size":  # a rowwise loop's trip count (loops.source)
+                self.w(f"ADDR[{pos}] = {name[2:]}")
         self.loops.fresh.clear()
         self.w(f"call(TF[{at}], ADDRP, TFP + {8 * (at + 1)})")
         return None if flag is None else f"ADDR[{flag}]"
@@ -469,21 +480,44 @@ class _Gen:
             or any(c not in run for c in self.consumers.get(v, []))
             or v in self.wanted
         ]
+        rowwise = len(run) >= ROWWISE_ROWS and n * len(run) <= ROWWISE_MAX
         if n <= SAVE_MAX:  # small: keep what the VJPs read instead of recomputing it
-            keep = self._vjp_reads(run) & inside
-            store += [v for v in sorted(keep) if v not in store]
-            self.kept[run[0]] = [v for v in store if v in keep]
+            reads = self._vjp_reads(run) & inside
+            store += [v for v in sorted(inside if rowwise else reads) if v not in store]
+            self.kept[run[0]] = [v for v in store if v in reads]
         for v in store:
             self.alloc(f"v{v}", n, D)
-        loads = [f"s{u} = v{u}[{self._idx(run, u)}]" for u in ext]
-        stores = [f"v{v}[i] = s{v}" for v in store]
         lines, trig = self._fwd_lines(run, True)
         params = [self.param(f"v{u}") for u in ext] + [self.param(f"v{v}") for v in store]
-        checks = [f"bad |= (abs({t}) >= SIN_COS_LIMIT) & (abs({t}) != INF)" for t in trig]
-        bad = self.loop(params, n, loads + lines + stores + checks, bool(trig))
+        if rowwise:
+            body = self._rowwise(run, ext, lines)
+        else:
+            loads = [f"s{u} = v{u}[{self._idx(run, u)}]" for u in ext]
+            stores = [f"v{v}[i] = s{v}" for v in store]
+            checks = [_check(t) for t in trig]
+            body = loads + lines + stores + checks
+        bad = self.loop(params, n, body, bool(trig), rowwise)
         if bad:  # an argument beyond vsin/vcos's range: the caller reruns fn eagerly
             self.w(f"if {bad}:")
             self.w("@@EARLY@@", 2)
+
+    def _rowwise(self, run, ext, lines):
+        """The run's statements as loops of their own, values in memory (every value of
+        the run is stored): the iterations of one statement are independent, so the CPU
+        overlaps them, where one loop over a long chain of dependent rows waits on each."""
+        arrays = {f"s{u}": f"v{u}[{self._idx(run, u)}]" for u in ext}
+
+        def mem(text):
+            return re.sub(r"\bs(\d+)\b", lambda m: arrays.get(m[0], f"v{m[1]}[i]"), text)
+
+        body = []
+        for k, line in zip(run, lines):
+            y, e = line.split(" = ", 1)
+            stmt = f"{mem(y)} = {mem(e)}"
+            if _trig(_rule(self.tr.rows[k])[0]):
+                stmt += "\n" + _check(mem(f"s{self.tr.rows[k].ins[0]}"))
+            body.append(stmt)
+        return body
 
     def fwd_reduce(self, r, k):
         x, y = r.ins[0], r.outs[0]
