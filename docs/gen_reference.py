@@ -70,11 +70,15 @@ def render(documented):
             out += [f"        - {m}" for m in members] + [""]
             modules = []
         for qual, obj in documented.items():
-            if qual.rpartition(".")[0] not in modules or id(obj) in seen or qual == "Tensor":
+            # by where it is defined: the resolver does not see lazily loaded names (a
+            # wrapper, e.g. the half-precision one, names the function it wraps)
+            if qual.rpartition(".")[0] not in modules or qual == "Tensor":
+                continue
+            where = f"{obj.__module__}.{obj.__qualname__}"
+            if where in seen:
                 continue  # an object under several names is shown once, under the first
-            seen.add(id(obj))
-            # by where it is defined: the resolver does not see lazily loaded names
-            out.append(f"::: {obj.__module__}.{obj.__qualname__}")
+            seen.add(where)
+            out.append(f"::: {where}")
             if isinstance(obj, type):
                 out += ["    options:", "      members: false"]
             out.append("")
