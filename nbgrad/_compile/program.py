@@ -26,6 +26,7 @@ from .. import _cache
 from ..backends.cpu.codegen import load_module
 from ..backends.cpu.dispatch import CTX_LEN, pack
 from ..ops import elementwise as ew
+from ..ops.indexing import A_PUT, A_TAKE
 from ..ops.losses import NONE, SUM
 from ..ops.registry import BY_NAME as OPS_BY_NAME
 from ..ops.registry import OPS
@@ -971,10 +972,13 @@ def _by_address_arrays(tr, rows, R, I):
     for j, k in enumerate(rows):
         r = tr.rows[k]
         base = int(R[j, R_IPOS] + R[j, R_NOUT] + R[j, R_NIN])
-        if r.op in _INDEX:  # positions: (pos, n), or (dpos, spos, n)
-            n = r.iattrs[1] if r.op.startswith("take_") else r.iattrs[2]
-            at = [base] if r.op.startswith("take_") else [base, base + 1]
-            patches.append((at, r.extra, [n] * len(at)))
+        if r.op in _INDEX:  # positions: pos, or dpos and spos
+            a = r.attrs()
+            if r.op.startswith("take_"):
+                at = [base + A_TAKE.pos_at]
+            else:
+                at = [base + A_PUT.dpos_at, base + A_PUT.spos_at]
+            patches.append((at, r.extra, [a.n] * len(at)))
         elif r.op.startswith("loss_") and r.extra is not None:
             at = [base + a for a, _ in r.extra.srcs]
             patches.append((at, r.extra, [None] * len(at)))

@@ -22,7 +22,7 @@ from numba import njit
 
 from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
-from ..backends.cpu.memory import v32, v64, vi64, view_as
+from ..backends.cpu.memory import v32, v64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops.einsum import _strided_copy, blas_layout
@@ -148,46 +148,6 @@ def fwd_mean_last(T, k, V):
 
 
 @njit(**_opts)
-def fwd_take(T, k, V):
-    """x.flat[pos]: attrs (address of pos, its size); pos is remade at each replay."""
-    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
-    n = iattr(T, k, 1)
-    pos = vi64(iattr(T, k, 0), n)
-    for i in range(n):
-        y[i] = x[pos[i]]
-
-
-@njit(**_opts)
-def fwd_put_add(T, k, V):
-    """x with alpha * src.flat[spos] added at dpos, in order (np.add.at): attrs (dpos,
-    spos, n); a scaled value is rounded to the dtype first, as eager's `vals * alpha`."""
-    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
-    src = value(T, in_slot(T, k, 1), V)
-    y[:] = x
-    n = iattr(T, k, 2)
-    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
-    a = fattr(T, k, 0)
-    alpha = y.dtype.type(a)
-    for i in range(n):
-        v = src[spos[i]]
-        if a != 1.0:
-            v = v * alpha
-        y[dpos[i]] += v
-
-
-@njit(**_opts)
-def fwd_put(T, k, V):
-    """x with x.flat[dpos] = src.flat[spos], in order (the last duplicate wins)."""
-    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
-    src = value(T, in_slot(T, k, 1), V)
-    y[:] = x
-    n = iattr(T, k, 2)
-    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
-    for i in range(n):
-        y[dpos[i]] = src[spos[i]]
-
-
-@njit(**_opts)
 def fwd_einsum_bmm(T, k, V):
     """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
     (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
@@ -234,14 +194,6 @@ FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fw
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({o.name: o.replay for o in OPS if o.replay})  # declared with the op
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
-# indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
-# masked_select compute theirs elsewhere (program.FALLBACK)
-_BY_VALUE = ("MaxBackward0", "MinBackward0", "MaskedSelectBackward0", "TakeBackward0")
-FWD.update({o.name: "fwd_take" for o in OPS if o.name.startswith("take_")})
-FWD.update({o.name: "fwd_put_add" for o in OPS if o.name.startswith("putadd_")})
-FWD.update({o.name: "fwd_put" for o in OPS if o.name.startswith("put_")})
-for _n in _BY_VALUE:
-    del FWD["take_" + _n]
 
 
 def compiled_forward(name, iattrs, in_shape):

@@ -11,6 +11,12 @@
 
 Samples are laid out (N, C, inner) as PyTorch's (N, C, d1, ..., dk); the target's
 (N, d1, ...) flattens to N * inner sample indices.
+
+Each op is declared at the end with its facets (`registry.declare`): named attributes
+(`CE`, `NLL`, `PW`: one schema for CPU and CUDA rows), CPU VJP kernels, CUDA launchers
+(cross_entropy on CUDA is log_softmax then an nll_loss row; kernels in
+backends/cuda/kernels.py), differentiable VJPs and, for rows a compiled program replays
+by the eager op, `replay_eager`.
 """
 
 import ctypes
