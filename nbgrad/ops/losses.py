@@ -71,6 +71,8 @@ NLL = attrs(
     "N", "C", "inner", "red", "ignore", "has_w", "t_at", "w_at", "prob", "i_target",
     "i_weight",
 )  # fmt: skip
+# (and its floats: the mean's 1 / (sum of target weights), on CUDA kept on the device
+# instead; label smoothing, CUDA)
 NLL_F = attrs("scale", "eps")
 # pointwise losses: the loss kind, the reduction, the addresses of weight / pos_weight
 # (CPU; broadcast to the input's shape) and whether each is given
