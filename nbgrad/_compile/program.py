@@ -27,6 +27,7 @@ from ..backends.cpu.broadcast import coalesce
 from ..backends.cpu.codegen import load_module
 from ..backends.cpu.dispatch import CTX_LEN, pack
 from ..ops import elementwise as ew
+from ..ops.indexing import A_PUT, A_TAKE
 from ..ops.losses import NONE, SUM
 from ..ops.registry import BY_NAME as OPS_BY_NAME
 from ..ops.registry import OPS
@@ -152,14 +153,17 @@ def kind_of(tr, row):
 def _by_address(row):
     """Why a generic row that reads arrays by address cannot be replayed (None: it can:
     they are inputs of the row, or the trace kept how to remake them, Row.extra)."""
-    name, ia = row.op, row.iattrs
+    name = row.op
     if name.startswith("cross_entropy_prob"):  # target, weight: inputs of the row
-        if ia[8] < 0 or (ia[6] and ia[9] < 0):
+        a = row.attrs()
+        if a.i_target < 0 or (a.has_w and a.i_weight < 0):
             return FALLBACK[name]
     elif name == "einsum" and row.extra is None:
         return "the equation was not found"
-    elif name.startswith("loss_") and (ia[4] or ia[5]) and row.extra is None:
-        return FALLBACK["loss_weight"]
+    elif name.startswith("loss_") and row.extra is None:
+        a = row.attrs()
+        if a.has_w or a.has_pw:
+            return FALLBACK["loss_weight"]
     elif name in _INDEX and row.extra is None:
         return FALLBACK[name]
     return None
@@ -579,12 +583,13 @@ class _Gen:
         return self.extra(("weight", src, src()._data.shape, dt))
 
     def fwd_ce(self, r, k):
-        M, C, inner, _, red, ign, has_w = r.iattrs[:7]
-        eps = r.fattrs[0]
+        a = r.attrs()
+        M, C, inner, red, ign, has_w = a.M, a.C, a.inner, a.red, a.ignore, a.has_w
+        eps = r.float_attrs().eps
         x, y = r.ins[0], r.outs[0]
         D = self.D(y)
-        t = self.targets(r, r.iattrs[11], C, ign)
-        w = self.weight(r, r.iattrs[12], y) if has_w else f"v{x}[:0]"
+        t = self.targets(r, a.t_at, C, ign)
+        w = self.weight(r, a.w_at, y) if has_w else f"v{x}[:0]"
         xr = f"v{x}"
         if inner != 1:  # (N, C, inner): rows of C, as eager copies them
             xr = f"xr{k}"
@@ -615,12 +620,13 @@ class _Gen:
             self.w(f"scale{k} = 1.0 / wsum{k} if wsum{k} else np.nan")
 
     def fwd_nll(self, r, k):
-        N, C, inner, red, ign, has_w = r.iattrs[:6]
+        a = r.attrs()
+        N, C, inner, red, ign, has_w = a.N, a.C, a.inner, a.red, a.ignore, a.has_w
         x, y = r.ins[0], r.outs[0]
         D = self.D(y)
         M = N * inner
-        t = self.targets(r, r.iattrs[6], C, ign)
-        w = self.weight(r, r.iattrs[7], y) if has_w else f"v{x}[:0]"
+        t = self.targets(r, a.t_at, C, ign)
+        w = self.weight(r, a.w_at, y) if has_w else f"v{x}[:0]"
         self.ce[k] = (t, w, None)
         self.alloc(f"v{y}", M if red == NONE else 1, D)
         loss = f"v{y}"
@@ -776,7 +782,9 @@ class _Gen:
             self.w(f"sgd1(v{s}, g{s}, g{s}, {args})", 2)
 
     def bwd_ce(self, r, k):
-        M, C, inner, _, red, ign, has_w = r.iattrs[:7]
+        a = r.attrs()
+        M, C, inner, red, ign, has_w = a.M, a.C, a.inner, a.red, a.ignore, a.has_w
+        eps = r.float_attrs().eps
         x, y = r.ins[0], r.outs[0]
         if x not in self.needs:
             return
@@ -789,13 +797,14 @@ class _Gen:
             flat = f"({init} or nign{k} == 0)"
         self.w(
             f"_ce_grad({xr}, {t}, {xr}[:0], {w}, {_i(has_w)}, {_i(ign)}, {_b(False)}, {_i(M)}, "
-            f"{_i(C)}, {_i(inner)}, {r.fattrs[0]!r}, lse{k}, p{k}, g{y}, {_i(red)}, scale{k}, {g}, "
+            f"{_i(C)}, {_i(inner)}, {eps!r}, lse{k}, p{k}, g{y}, {_i(red)}, scale{k}, {g}, "
             f"{_b(init)}, {_b(flat)})"
         )
         self.done(x)
 
     def bwd_nll(self, r, k):
-        N, C, inner, red, ign, has_w = r.iattrs[:6]
+        a = r.attrs()
+        N, C, inner, red, ign, has_w = a.N, a.C, a.inner, a.red, a.ignore, a.has_w
         x, y = r.ins[0], r.outs[0]
         if x not in self.needs:
             return
@@ -1046,10 +1055,13 @@ def _by_address_arrays(tr, rows, R, I):
     for j, k in enumerate(rows):
         r = tr.rows[k]
         base = int(R[j, R_IPOS] + R[j, R_NOUT] + R[j, R_NIN])
-        if r.op in _INDEX:  # positions: (pos, n), or (dpos, spos, n)
-            n = r.iattrs[1] if r.op.startswith("take_") else r.iattrs[2]
-            at = [base] if r.op.startswith("take_") else [base, base + 1]
-            patches.append((at, r.extra, [n] * len(at)))
+        if r.op in _INDEX:  # positions: pos, or dpos and spos
+            a = r.attrs()
+            if r.op.startswith("take_"):
+                at = [base + A_TAKE.pos_at]
+            else:
+                at = [base + A_PUT.dpos_at, base + A_PUT.spos_at]
+            patches.append((at, r.extra, [a.n] * len(at)))
         elif r.op.startswith("loss_") and r.extra is not None:
             at = [base + a for a, _ in r.extra.srcs]
             patches.append((at, r.extra, [None] * len(at)))

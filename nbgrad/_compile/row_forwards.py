@@ -9,8 +9,9 @@ kernel, both called through C pointers. Two kinds of forward:
   dtype casts, setitem), the eager op's own forward kernel chosen as eager chooses it
   (activations), sums/means over trailing dims in NumPy's order (pairwise per block);
 * `eager_row` (Python, called back from the program): the eager op itself (its public
-  function, under `no_grad`), for ops whose forward is NumPy code (other reductions over
-  dims, losses): the same code, hence the same bits.
+  function, under `no_grad`), for ops whose forward is NumPy code (the `replay_eager` an
+  op declares; for older families, other reductions over dims): the same code, hence the
+  same bits.
 """
 
 import ctypes
@@ -21,11 +22,11 @@ from numba import njit
 
 from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
-from ..backends.cpu.memory import v32, v64, vi64, view_as
+from ..backends.cpu.memory import v32, v64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops.einsum import _strided_copy, blas_layout
-from ..ops.registry import OPS
+from ..ops.registry import BY_NAME, OPS
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 from .kernels import pairwise
 
@@ -147,46 +148,6 @@ def fwd_mean_last(T, k, V):
 
 
 @njit(**_opts)
-def fwd_take(T, k, V):
-    """x.flat[pos]: attrs (address of pos, its size); pos is remade at each replay."""
-    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
-    n = iattr(T, k, 1)
-    pos = vi64(iattr(T, k, 0), n)
-    for i in range(n):
-        y[i] = x[pos[i]]
-
-
-@njit(**_opts)
-def fwd_put_add(T, k, V):
-    """x with alpha * src.flat[spos] added at dpos, in order (np.add.at): attrs (dpos,
-    spos, n); a scaled value is rounded to the dtype first, as eager's `vals * alpha`."""
-    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
-    src = value(T, in_slot(T, k, 1), V)
-    y[:] = x
-    n = iattr(T, k, 2)
-    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
-    a = fattr(T, k, 0)
-    alpha = y.dtype.type(a)
-    for i in range(n):
-        v = src[spos[i]]
-        if a != 1.0:
-            v = v * alpha
-        y[dpos[i]] += v
-
-
-@njit(**_opts)
-def fwd_put(T, k, V):
-    """x with x.flat[dpos] = src.flat[spos], in order (the last duplicate wins)."""
-    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
-    src = value(T, in_slot(T, k, 1), V)
-    y[:] = x
-    n = iattr(T, k, 2)
-    dpos, spos = vi64(iattr(T, k, 0), n), vi64(iattr(T, k, 1), n)
-    for i in range(n):
-        y[dpos[i]] = src[spos[i]]
-
-
-@njit(**_opts)
 def fwd_einsum_bmm(T, k, V):
     """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
     (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
@@ -233,14 +194,6 @@ FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fw
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({o.name: o.replay for o in OPS if o.replay})  # declared with the op
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
-# indexing rows whose positions a replay can remake (IndexCall); max/min over a dim and
-# masked_select compute theirs elsewhere (program.FALLBACK)
-_BY_VALUE = ("MaxBackward0", "MinBackward0", "MaskedSelectBackward0", "TakeBackward0")
-FWD.update({o.name: "fwd_take" for o in OPS if o.name.startswith("take_")})
-FWD.update({o.name: "fwd_put_add" for o in OPS if o.name.startswith("putadd_")})
-FWD.update({o.name: "fwd_put" for o in OPS if o.name.startswith("put_")})
-for _n in _BY_VALUE:
-    del FWD["take_" + _n]
 
 
 def compiled_forward(name, iattrs, in_shape):
@@ -288,17 +241,17 @@ def _call(name, xs, S, ins, ia, fa, extra=None):
     """The eager op a row records, called on tensors `xs` (shaped as the row's inputs);
     `extra`: the row's Row.extra (an einsum's equation)."""
     import nbgrad as nb
-    from nbgrad.ops import losses, reduce
+    from nbgrad.ops import reduce
     from nbgrad.tensor import Tensor
 
+    op = BY_NAME[name]
+    if op.replay_eager is not None:  # declared with the op
+        a, f = type(op.a)(*ia[: len(op.a)]), type(op.f)(*fa[: len(op.f)])
+        return op.replay_eager(xs, a, f)
     x = xs[0]
     if name == "einsum":  # `einsum._einsum2`'s generic branch: NumPy's einsum
         r = np.einsum(extra, *[t._data for t in xs], optimize=len(xs) > 1)
         return Tensor._make(np.asarray(r, x._data.dtype), -1, False)
-    if name.startswith("cross_entropy_prob"):  # target (and weight) are inputs: kind_of
-        red = {v: k for k, v in losses._REDUCTIONS.items()}[ia[4]]
-        w = xs[ia[9]] if ia[6] else None
-        return losses.cross_entropy(x, xs[ia[8]], w, reduction=red, label_smoothing=fa[0])
     nd = len(_shape(S, ins[0]))
     if name in ("sum_dim", "mean_dim"):
         f = nb.sum if name == "sum_dim" else nb.mean
@@ -325,13 +278,6 @@ def _call(name, xs, S, ins, ia, fa, extra=None):
             return nb.max(x) if node == "MaxBackward1" else nb.min(x)
         f = nb.amax if node == "AmaxBackward0" else nb.amin
         return f(x, _dims(ia[:nd]), keepdim=True)
-    if name.startswith("loss_"):
-        red = {v: k for k, v in losses._REDUCTIONS.items()}[ia[1]]
-        # weight / pos_weight: where the replay put them (attrs 2 / 3), of x's shape
-        w, pw = (_at(ia[j], x._data) if ia[j + 2] else None for j in (2, 3))
-        return losses.pointwise_loss(
-            ia[0], x, xs[1], red, p=fa[0], weight=w, pos_weight=pw, warn=False
-        )
     if name in ("linear", "linear_nobias"):
         return nb.nn.functional.linear(*xs)
     raise AssertionError(name)  # EAGER lists exactly the names handled here
@@ -339,8 +285,8 @@ def _call(name, xs, S, ins, ia, fa, extra=None):
 
 EAGER = ("sum_dim", "mean_dim", "norm", "pnorm", "logsumexp", "var", "std", "prod")
 EAGER += ("prod_dim", "cumsum", "linear", "linear_nobias", "einsum")
-EAGER += tuple(o.name for o in OPS if o.name.startswith(("amax_", "loss_")))
-EAGER += ("cross_entropy_prob", "cross_entropy_prob_sum")
+EAGER += tuple(o.name for o in OPS if o.name.startswith("amax_"))
+EAGER += tuple(o.name for o in OPS if o.replay_eager)  # declared with the op
 # rows whose int attrs hold addresses of arrays the forward makes (read by the VJP): the
 # row the eager op records is read back, its attrs copied into the program's row
 PATCHED = ("var", "std", "cross_entropy_prob", "cross_entropy_prob_sum")
@@ -353,14 +299,6 @@ def _array(S, s):
     n = int(S[s, S_NUMEL])
     buf = (ctypes.c_char * (n * np.dtype(dt).itemsize)).from_address(int(S[s, S_ADDR]))
     return np.frombuffer(buf, dt).reshape(_shape(S, s))
-
-
-def _at(address, like):
-    """The array at `address` of `like`'s shape and dtype, as a tensor."""
-    from nbgrad.tensor import Tensor
-
-    buf = (ctypes.c_char * like.nbytes).from_address(int(address))
-    return Tensor._make(np.frombuffer(buf, like.dtype).reshape(like.shape), -1, False)
 
 
 def eager_row(R, I, F, S, k, key, extra=None):

@@ -29,7 +29,7 @@ from ..autograd import hooks as grad_hooks
 from ..autograd.grad_mode import STATE, no_grad
 from ..backends.cuda.record import CUDA_DT as CUDA_ROW_DT
 from ..ops import indexing, losses
-from ..ops.registry import OPS
+from ..ops.registry import BY_NAME, OPS
 from ..optim.optimizer import Optimizer
 from ..tape import (
     R_CODE,
@@ -106,6 +106,16 @@ class Row:
         # what a replay needs beyond the row: an einsum's equation, or how to remake the
         # arrays a row reads by address (an IndexCall, a LossWeights)
         self.extra = extra
+
+    def attrs(self):
+        """The int attrs by the names the op declares (`ops/registry.py`)."""
+        a = BY_NAME[self.op].a
+        return type(a)(*[int(v) for v in self.iattrs[: len(a)]])
+
+    def float_attrs(self):
+        """The float attrs by the names the op declares."""
+        f = BY_NAME[self.op].f
+        return type(f)(*[float(v) for v in self.fattrs[: len(f)]])
 
     def __repr__(self):
         return f"Row({self.op}, {self.outs} <- {self.ins}, {self.iattrs}, {self.fattrs})"
@@ -316,7 +326,7 @@ class _Hooks:
         names = ("p", "weight", "pos_weight", "name", "warn")
         k.update(zip(names, a))
         srcs = {}
-        for j, nm in ((2, "weight"), (3, "pos_weight")):
+        for j, nm in ((losses.PW.w_at, "weight"), (losses.PW.pw_at, "pos_weight")):
             t = k.get(nm)
             if isinstance(t, Tensor):
                 if self.computed_weight(t):
@@ -622,7 +632,7 @@ INDEX_ROWS = {o.name for o in OPS if o.name.startswith(("take_", "put_", "putadd
 
 
 class LossWeights:
-    """A pointwise loss's weight / pos_weight (its attrs 2 / 3): an argument or a captured
+    """A pointwise loss's weight / pos_weight (attrs w_at / pw_at): an argument or a captured
     tensor (weakref), broadcast to the loss's shape and cast to its dtype, as the loss does."""
 
     def __init__(self, srcs, shape, dtype):

@@ -140,9 +140,7 @@ def mse_loss(
     if weight is not None:
         raise NotImplementedError("mse_loss(weight=...) is not supported")
     if getattr(input, "is_cuda", False) or getattr(target, "is_cuda", False):
-        from ..backends.cuda.ops import mse_loss as cuda_mse_loss
-
-        return cuda_mse_loss(input, target, red)
+        return _losses.cuda_mse_loss(input, target, red)
     return _losses.pointwise_loss(_losses.MSE, input, target, red, name="mse_loss")
 
 

@@ -8,7 +8,12 @@
 * put rows (index_put / x[idx] = v): the output is `x` with `x.flat[dpos] = v.flat[spos]`;
   gx = g zeroed at dpos, gv = sum of g[dpos] at spos.
 
-Every position array is saved with the row and read by address (`vi64`).
+Every position array is saved with the row and read by address (`vi64`). The ops are
+declared at the end with their facets (`registry.declare`): named attributes (`A_TAKE`,
+`A_PUT`, one schema for CPU and CUDA rows), CPU VJP kernels, CUDA forwards and VJP
+launchers (kernels in backends/cuda/kernels.py) and compiled replays; their
+differentiable VJPs stay in autograd/derivatives/shape.py, written with the
+gather/scatter helpers every move-only op's VJP there uses.
 """
 
 import functools
@@ -20,30 +25,30 @@ from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
 from ..backends.cpu.memory import vi64
-from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, wants
+from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import register
+from .registry import attrs, declare
 
-_V = "nbgrad.ops.indexing:"
-TAKE = {
-    n: register("take_" + n, n, _V + "vjp_take")
-    for n in (
-        "IndexBackward0",
-        "GatherBackward0",
-        "IndexSelectBackward0",
-        "MaxBackward0",
-        "MinBackward0",
-        "TakeAlongDimBackward0",
-        "MaskedSelectBackward0",
-        "TakeBackward0",
-    )
-}
-PUT_ADD = {
-    n: register("putadd_" + n, n, _V + "vjp_put_add")
-    for n in ("ScatterAddBackward0", "IndexAddBackward0", "IndexPutBackward0")
-}
-PUT = {n: register("put_" + n, n, _V + "vjp_put") for n in ("IndexPutBackward0", "CopySlices")}
+# a take row: the address of its positions (int64; 0 on CUDA, where the row saves them on
+# the device) and their count; a put or put-add row: the addresses of the destination and
+# source positions, their count, whether the source is added (else stored), and alpha,
+# the scale of an added source
+A_TAKE = attrs("pos_at", "n")
+A_PUT = attrs("dpos_at", "spos_at", "n", "add")
+F_PUT = attrs("alpha")
+_TAKE_NODES = (
+    "IndexBackward0",
+    "GatherBackward0",
+    "IndexSelectBackward0",
+    "MaxBackward0",
+    "MinBackward0",
+    "TakeAlongDimBackward0",
+    "MaskedSelectBackward0",
+    "TakeBackward0",
+)
+_PUT_ADD_NODES = ("ScatterAddBackward0", "IndexAddBackward0", "IndexPutBackward0")
+_PUT_NODES = ("IndexPutBackward0", "CopySlices")
 
 
 TRACE = None  # set by nbgrad.compile while it traces a call (nbgrad/_compile/trace.py)
@@ -71,8 +76,8 @@ def vjp_take(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    n = iattr(T, k, 1)
-    pos = vi64(iattr(T, k, 0), n)
+    n = iattr(T, k, A_TAKE.n)
+    pos = vi64(iattr(T, k, A_TAKE.pos_at), n)
     g = cot(T, s_y, V)
     gx = acc(T, s_x, V)
     for i in range(n):
@@ -82,7 +87,7 @@ def vjp_take(T, k, V):
 @njit(cache=True, error_model="numpy")
 def vjp_put_add(T, k, V):
     s_y, s_x, s_s = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    n = iattr(T, k, 2)
+    n = iattr(T, k, A_PUT.n)
     g = cot(T, s_y, V)
     if wants(T, s_x):
         gx = cot(T, s_x, V)
@@ -92,9 +97,9 @@ def vjp_put_add(T, k, V):
             for i in range(g.size):
                 gx[i] += g[i]
     if wants(T, s_s):
-        dpos = vi64(iattr(T, k, 0), n)
-        spos = vi64(iattr(T, k, 1), n)
-        alpha = g.dtype.type(fattr(T, k, 0))
+        dpos = vi64(iattr(T, k, A_PUT.dpos_at), n)
+        spos = vi64(iattr(T, k, A_PUT.spos_at), n)
+        alpha = g.dtype.type(fattr(T, k, F_PUT.alpha))
         gs = acc(T, s_s, V)
         for i in range(n):
             gs[spos[i]] += alpha * g[dpos[i]]
@@ -103,11 +108,11 @@ def vjp_put_add(T, k, V):
 @njit(cache=True, error_model="numpy")
 def vjp_put(T, k, V):
     s_y, s_x, s_s = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    n = iattr(T, k, 2)
-    dpos = vi64(iattr(T, k, 0), n)
+    n = iattr(T, k, A_PUT.n)
+    dpos = vi64(iattr(T, k, A_PUT.dpos_at), n)
     g = cot(T, s_y, V)
     if wants(T, s_s):
-        spos = vi64(iattr(T, k, 1), n)
+        spos = vi64(iattr(T, k, A_PUT.spos_at), n)
         gs = acc(T, s_s, V)
         for i in range(n):
             gs[spos[i]] += g[dpos[i]]
@@ -123,27 +128,22 @@ def vjp_put(T, k, V):
                 gx[i] += h[i]
 
 
-def _cuda_index():
-    from ..backends.cuda import index
-
-    return index
-
-
 # -- recording helpers -----------------------------------------------------------------
 def take(x, pos, shape, node="IndexBackward0"):
     """x.flat[pos] reshaped to `shape` (pos: int64, in bounds: checked by the caller)."""
+    op = TAKE[node]
     if x.is_cuda:
-        return _cuda_index().take(x, pos, shape, TAKE[node])
+        return cuda_take(x, pos, shape, op)
     pos = contig(pos, dtype=np.int64).reshape(-1)
     out = x._data.reshape(-1)[pos].reshape(shape)
     if x._data.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(TAKE[node], out, (x,), iattrs=(addr(pos), pos.size), saved=(pos,))
+    return emit(op, out, (x,), iattrs=op.pack(pos_at=addr(pos), n=pos.size), saved=(pos,))
 
 
 def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):
     if x.is_cuda:
-        return _cuda_index().put(x, src, dpos, spos, alpha, PUT_ADD[node], True)
+        return cuda_put(x, src, dpos, spos, alpha, PUT_ADD[node], True)
     dpos = contig(dpos, dtype=np.int64).reshape(-1)
     spos = contig(spos, dtype=np.int64).reshape(-1)
     out = x._data.copy()
@@ -153,28 +153,25 @@ def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):
     np.add.at(out.reshape(-1), dpos, vals.astype(out.dtype, copy=False))
     if out.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(
-        PUT_ADD[node],
-        out,
-        (x, src),
-        iattrs=(addr(dpos), addr(spos), dpos.size),
-        fattrs=(float(alpha),),
-        saved=(dpos, spos),
-    )
+    op = PUT_ADD[node]
+    ia = op.pack(dpos_at=addr(dpos), spos_at=addr(spos), n=dpos.size, add=1)
+    fa = op.pack_f(alpha=float(alpha))
+    return emit(op, out, (x, src), iattrs=ia, fattrs=fa, saved=(dpos, spos))
 
 
 def put(x, src, dpos, spos, node="IndexPutBackward0"):
     if x.is_cuda:
-        return _cuda_index().put(x, src, dpos, spos, 1.0, PUT[node], False)
+        return cuda_put(x, src, dpos, spos, 1.0, PUT[node], False)
     dpos = contig(dpos, dtype=np.int64).reshape(-1)
     spos = contig(spos, dtype=np.int64).reshape(-1)
     out = x._data.copy()
     out.reshape(-1)[dpos] = src._data.reshape(-1)[spos]
     if out.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(
-        PUT[node], out, (x, src), iattrs=(addr(dpos), addr(spos), dpos.size), saved=(dpos, spos)
-    )
+    op = PUT[node]
+    ia = op.pack(dpos_at=addr(dpos), spos_at=addr(spos), n=dpos.size, add=0)
+    fa = op.pack_f(alpha=1.0)
+    return emit(op, out, (x, src), iattrs=ia, fattrs=fa, saved=(dpos, spos))
 
 
 # -- index arithmetic ------------------------------------------------------------------
@@ -478,3 +475,173 @@ def is_advanced(index):
         if isinstance(i, (Tensor, list, np.ndarray)) or isinstance(i, bool):
             return True
     return False
+
+
+# -- CUDA: forwards and VJP launchers (kernels in backends/cuda/kernels.py) ----------------
+def cuda_take(x, pos, shape, op):
+    """x.flat[pos] with `shape` on CUDA; pos: host int64 positions in bounds, or a
+    CudaArray. Also the forward of the view and join ops (backends/cuda/index.py), whose
+    CUDA rows gather by positions too and record no attributes."""
+    from ..backends.cuda import runtime as rt
+    from ..backends.cuda.index import _dev_pos
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+    from ..backends.cuda.ops import _tensor_cls, wrap
+
+    d = x._data
+    out = rt.empty(shape, d.dtype)
+    p = pos if isinstance(pos, rt.CudaArray) else _dev_pos(pos)
+    if out.size:
+        launch(build().take, out.size, d.flat, p.flat, out.flat, 0)
+    if d.dtype.kind != "f":
+        return _tensor_cls()._make(out, -1, False)
+    ia = op.pack(pos_at=0, n=p.size) if op.a is A_TAKE else ()
+    return wrap(out, (x,), op, iattrs=ia, saved=(p,))
+
+
+def cuda_vjp_take(G, k):
+    """gx = g scatter-added at the saved positions (also the view and join ops')."""
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    (pos,) = G.saved(k)
+    gx, acc = G.take(sx)
+    K = build()
+    if not acc:
+        launch(K.fill, gx.size, gx, gx.dtype.type(0))
+    if pos.size:
+        g = G.cot(G.out(k, 0))
+        launch(K.put_add, pos.size, g, pos, gx, pos, 1, True)
+
+
+def cuda_put(x, src, dpos, spos, alpha, op, add):
+    """x with alpha * src.flat[spos] added at (add) or stored to (not add) x.flat[dpos]."""
+    from ..backends.cuda import runtime as rt
+    from ..backends.cuda.index import _dev_pos, _on_cuda
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+    from ..backends.cuda.ops import _tensor_cls, cast, wrap
+
+    src = _on_cuda(src)
+    if src.dtype is not x.dtype:
+        src = cast(src, x.dtype)
+    dpos = np.ascontiguousarray(dpos, np.int64).reshape(-1)
+    spos = np.ascontiguousarray(spos, np.int64).reshape(-1)
+    K = build()
+    d = x._data
+    out = rt.empty(d.shape, d.dtype)
+    if out.size:
+        launch(K.store, out.size, out.flat, d.flat, 0)
+    fd, fs = dpos, spos
+    if not add and dpos.size:  # duplicates: the last write wins, as the CPU (deterministic)
+        _, last = np.unique(dpos[::-1], return_index=True)
+        keep = dpos.size - 1 - last
+        fd, fs = dpos[keep], spos[keep]
+    if fd.size:
+        pd, ps = _dev_pos(fd), _dev_pos(fs)
+        if not add:
+            launch(K.put, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
+        elif d.dtype == np.bool_:  # a sum of bools is their logical or
+            launch(K.put_or, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
+        else:
+            launch(K.put_add, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, alpha, False)
+    if d.dtype.kind != "f":
+        return _tensor_cls()._make(out, -1, False)
+    ia = op.pack(dpos_at=0, spos_at=0, n=dpos.size, add=int(add))
+    fa = op.pack_f(alpha=float(alpha))
+    return wrap(out, (x, src), op, iattrs=ia, fattrs=fa, saved=(_dev_pos(dpos), _dev_pos(spos)))
+
+
+def _cuda_vjp_put(G, k):
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+
+    sy, sx, ss = G.out(k, 0), G.inp(k, 0), G.inp(k, 1)
+    a = type(A_PUT)(*G.iattrs(k))
+    dpos, spos = G.saved(k)
+    g = G.cot(sy)
+    K = build()
+    if G.wants(ss):  # every source gets the cotangent at its destination
+        gs, acc = G.take(ss)
+        if not acc:
+            launch(K.fill, gs.size, gs, gs.dtype.type(0))
+        if dpos.size:
+            launch(K.put_add, dpos.size, g, dpos, gs, spos, G.fattr(k, F_PUT.alpha), False)
+    if G.wants(sx):
+        if a.add or not dpos.size:
+            gx, acc = G.take(sx)
+            launch(K.store, gx.size, gx, g, acc)
+        else:  # overwritten elements get no gradient: g with zeros at dpos
+            h = G.scratch(g.size, g.dtype)
+            launch(K.store, h.size, h, g, 0)
+            launch(K.fill_at, dpos.size, h, dpos, 0)
+            gx, acc = G.take(sx)
+            launch(K.store, gx.size, gx, h, acc)
+
+
+# -- compiled replay (nbgrad.compile): the positions are remade at each replay -----------
+@njit(cache=True, error_model="numpy")
+def replay_take(T, k, V):
+    """x.flat[pos]."""
+    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
+    n = iattr(T, k, A_TAKE.n)
+    pos = vi64(iattr(T, k, A_TAKE.pos_at), n)
+    for i in range(n):
+        y[i] = x[pos[i]]
+
+
+@njit(cache=True, error_model="numpy")
+def replay_put_add(T, k, V):
+    """x with alpha * src.flat[spos] added at dpos, in order (np.add.at); a scaled value is
+    rounded to the dtype first, as eager's `vals * alpha`."""
+    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
+    src = value(T, in_slot(T, k, 1), V)
+    y[:] = x
+    n = iattr(T, k, A_PUT.n)
+    dpos, spos = vi64(iattr(T, k, A_PUT.dpos_at), n), vi64(iattr(T, k, A_PUT.spos_at), n)
+    a = fattr(T, k, F_PUT.alpha)
+    alpha = y.dtype.type(a)
+    for i in range(n):
+        v = src[spos[i]]
+        if a != 1.0:
+            v = v * alpha
+        y[dpos[i]] += v
+
+
+@njit(cache=True, error_model="numpy")
+def replay_put(T, k, V):
+    """x with x.flat[dpos] = src.flat[spos], in order (the last duplicate wins)."""
+    y, x = value(T, out_slot(T, k, 0), V), value(T, in_slot(T, k, 0), V)
+    src = value(T, in_slot(T, k, 1), V)
+    y[:] = x
+    n = iattr(T, k, A_PUT.n)
+    dpos, spos = vi64(iattr(T, k, A_PUT.dpos_at), n), vi64(iattr(T, k, A_PUT.spos_at), n)
+    for i in range(n):
+        y[dpos[i]] = src[spos[i]]
+
+
+# -- the ops, declared with their facets (ops/registry.py); their differentiable VJPs are
+# in autograd/derivatives/shape.py (written with its gather/scatter) ---------------------
+# rows whose positions a compiled replay can remake (IndexCall): max/min over a dim and
+# masked_select compute theirs elsewhere (program.FALLBACK)
+_BY_VALUE = ("MaxBackward0", "MinBackward0", "MaskedSelectBackward0", "TakeBackward0")
+TAKE = {
+    n: declare(
+        "take_" + n,
+        n,
+        a=A_TAKE,
+        vjp=vjp_take,
+        cuda_vjp=cuda_vjp_take,
+        replay=None if n in _BY_VALUE else replay_take,
+    )  # fmt: skip
+    for n in _TAKE_NODES
+}
+_PUT = dict(a=A_PUT, f=F_PUT, cuda_vjp=_cuda_vjp_put)
+PUT_ADD = {
+    n: declare("putadd_" + n, n, vjp=vjp_put_add, replay=replay_put_add, **_PUT)
+    for n in _PUT_ADD_NODES
+}
+PUT = {n: declare("put_" + n, n, vjp=vjp_put, replay=replay_put, **_PUT) for n in _PUT_NODES}

@@ -16,6 +16,9 @@ side by side (`declare`):
   takes to put it in the sweep.
 - `replay`: the compiled forward `fwd(T, k, V)` that `nbgrad.compile` runs for the row
   (`_compile/row_forwards.py` wraps it as it wraps VJPs), where the row can be replayed.
+- `replay_eager`: for ops whose forward is NumPy code, the eager op itself called again on
+  a row's input tensors, `fn(xs, a, f) -> Tensor` with the row's named attributes (a
+  compiled program calls it back, under `no_grad`: the same code, hence the same bits).
 - `cuda_vjp`: the launcher `fn(G, k)` the GPU sweep calls for a CUDA row
   (`backends/cuda/sweep.py`); its kernels live in `backends/cuda/kernels.py`.
 - `dvjp`: the differentiable VJP `fn(row, *gouts) -> input gradients`, written with
@@ -32,12 +35,15 @@ from collections import namedtuple
 
 
 class OpDef:
-    __slots__ = ("name", "code", "node", "vjp", "rule", "a", "f", "replay", "cuda_vjp", "dvjp")
+    __slots__ = (
+        "name", "code", "node", "vjp", "rule", "a", "f", "replay", "replay_eager", "cuda_vjp",
+        "dvjp",
+    )  # fmt: skip
 
     def __init__(self, name, code, node, vjp, rule):
         self.name, self.code, self.node, self.vjp, self.rule = name, code, node, vjp, rule
         self.a = self.f = None  # attribute positions, by name (`declare`)
-        self.replay = self.cuda_vjp = self.dvjp = None
+        self.replay = self.replay_eager = self.cuda_vjp = self.dvjp = None
 
     def pack(self, **values):
         """The row's integer attributes, in the declared order."""
@@ -78,11 +84,15 @@ def _ref(fn):
     return f"{py.__module__}:{py.__name__}"
 
 
-def declare(name, node, *, a=None, f=None, vjp=None, replay=None, cuda_vjp=None, dvjp=None):
+def declare(
+    name, node, *, a=None, f=None, vjp=None, replay=None, replay_eager=None, cuda_vjp=None,
+    dvjp=None,
+):  # fmt: skip
     """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`."""
     op = register(name, node, None if vjp is None else _ref(vjp))
     op.a, op.f = a if a is not None else attrs(), f if f is not None else attrs()
     op.replay = None if replay is None else _ref(replay)
+    op.replay_eager = replay_eager
     op.cuda_vjp, op.dvjp = cuda_vjp, dvjp
     return op
 

@@ -53,7 +53,7 @@ def _overwrite(row, g, dpos, spos):
 @defvjp("putadd_ScatterAddBackward0", "putadd_IndexAddBackward0", "putadd_IndexPutBackward0")
 def _put_add(row, g):
     dpos, spos = (host(a) for a in row.saved)
-    gs = _gather_src(row, g, dpos, spos, float(row.fattrs[0])) if row.wants(1) else None
+    gs = _gather_src(row, g, dpos, spos, row.float_attrs().alpha) if row.wants(1) else None
     return (g if row.wants(0) else None), gs
 
 

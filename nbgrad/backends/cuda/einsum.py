@@ -19,7 +19,7 @@ import numpy as np
 
 from ... import _dtype
 from ...ops import indexing as _ix
-from .index import image, take
+from .index import image
 from .ops import cast, matmul, permute, reduce, view
 
 
@@ -34,7 +34,7 @@ def _single(t, sub, keep):
     uniq = "".join(dict.fromkeys(sub))
     if uniq != sub:
         pos = np.ascontiguousarray(np.einsum(f"{sub}->{uniq}", image(t._data.shape)._data))
-        t = take(t, pos, pos.shape, _ix.TAKE["IndexBackward0"])
+        t = _ix.cuda_take(t, pos, pos.shape, _ix.TAKE["IndexBackward0"])
         sub = uniq
     dims = tuple(i for i, c in enumerate(sub) if c not in keep)
     if dims:

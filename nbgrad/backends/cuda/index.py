@@ -47,45 +47,19 @@ def _on_cuda(t, other="cuda:0"):
     raise device_error(other, t.device)
 
 
-# -- take: out = x.flat[pos] ------------------------------------------------------------------
-def take(x, pos, shape, op):
-    """x.flat[pos] with `shape`; pos: host int64 positions in bounds, or a CudaArray."""
-    d = x._data
-    out = rt.empty(shape, d.dtype)
-    p = pos if isinstance(pos, rt.CudaArray) else _dev_pos(pos)
-    if out.size:
-        launch(_kernels().take, out.size, d.flat, p.flat, out.flat, 0)
-    if d.dtype.kind != "f":
-        return _tensor_cls()._make(out, -1, False)
-    return wrap(out, (x,), op, saved=(p,))
-
-
-def _vjp_take(G, k):
-    sx = G.inp(k, 0)
-    if not G.wants(sx):
-        return
-    (pos,) = G.saved(k)
-    gx, acc = G.take(sx)
-    K = _kernels()
-    if not acc:
-        launch(K.fill, gx.size, gx, gx.dtype.type(0))
-    if pos.size:
-        g = G.cot(G.out(k, 0))
-        launch(K.put_add, pos.size, g, pos, gx, pos, 1, True)
-
-
-_TAKE_OPS = [*_ix.TAKE.values(), *_joins._VIEW.values()]
+# -- take: out = x.flat[pos] (ops/indexing.py), the forward of the view and join ops too ----
+_TAKE_OPS = list(_joins._VIEW.values())
 _TAKE_OPS += [BY_NAME[n] for n in ("slice", "select", "index_basic", "unsqueeze_index")]
 for _op in _TAKE_OPS:
-    VJP[_op.code] = _vjp_take
+    VJP[_op.code] = _ix.cuda_vjp_take
 
 
 def positional(x, fn, op, *args):
     """fn(image of x, *args) gives the positions (or a tuple of them, one per output)."""
     r = fn(image(x._data.shape), *args)
     if isinstance(r, Tensor):
-        return take(x, r._data, r._data.shape, op)
-    return tuple(take(x, t._data, t._data.shape, op) for t in r)
+        return _ix.cuda_take(x, r._data, r._data.shape, op)
+    return tuple(_ix.cuda_take(x, t._data, t._data.shape, op) for t in r)
 
 
 def getitem(x, index):
@@ -131,7 +105,7 @@ def masked_select(x, mask):
     if x._data.shape != shape:
         x = x.expand(shape)
     pos = np.flatnonzero(np.broadcast_to(m, shape))
-    return take(x, pos, (pos.size,), _ix.TAKE["MaskedSelectBackward0"])
+    return _ix.cuda_take(x, pos, (pos.size,), _ix.TAKE["MaskedSelectBackward0"])
 
 
 # -- cat / stack: each input is scattered to its own output positions ------------------------
@@ -179,66 +153,6 @@ def _vjp_join(G, k):
 VJP[BY_NAME["cat"].code] = VJP[BY_NAME["stack"].code] = _vjp_join
 
 
-# -- scatter_add / index_add / index_put: x with src scattered into it --------------------------
-def put(x, src, dpos, spos, alpha, op, add):
-    """x with alpha * src.flat[spos] added at (add) or stored to (not add) x.flat[dpos]."""
-    src = _on_cuda(src)
-    if src.dtype is not x.dtype:
-        src = cast(src, x.dtype)
-    dpos = np.ascontiguousarray(dpos, np.int64).reshape(-1)
-    spos = np.ascontiguousarray(spos, np.int64).reshape(-1)
-    K = _kernels()
-    d = x._data
-    out = rt.empty(d.shape, d.dtype)
-    if out.size:
-        launch(K.store, out.size, out.flat, d.flat, 0)
-    fd, fs = dpos, spos
-    if not add and dpos.size:  # duplicates: the last write wins, as the CPU (deterministic)
-        _, last = np.unique(dpos[::-1], return_index=True)
-        keep = dpos.size - 1 - last
-        fd, fs = dpos[keep], spos[keep]
-    if fd.size:
-        pd, ps = _dev_pos(fd), _dev_pos(fs)
-        if not add:
-            launch(K.put, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
-        elif d.dtype == np.bool_:  # a sum of bools is their logical or
-            launch(K.put_or, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, False)
-        else:
-            launch(K.put_add, fd.size, src._data.flat, ps.flat, out.flat, pd.flat, alpha, False)
-    if d.dtype.kind != "f":
-        return _tensor_cls()._make(out, -1, False)
-    return wrap(out, (x, src), op, iattrs=(int(add),), fattrs=(float(alpha),),
-                saved=(_dev_pos(dpos), _dev_pos(spos)))  # fmt: skip
-
-
-def _vjp_put(G, k):
-    sy, sx, ss = G.out(k, 0), G.inp(k, 0), G.inp(k, 1)
-    (add,) = G.iattrs(k)
-    dpos, spos = G.saved(k)
-    g = G.cot(sy)
-    K = _kernels()
-    if G.wants(ss):  # every source gets the cotangent at its destination
-        gs, acc = G.take(ss)
-        if not acc:
-            launch(K.fill, gs.size, gs, gs.dtype.type(0))
-        if dpos.size:
-            launch(K.put_add, dpos.size, g, dpos, gs, spos, G.fattr(k, 0), False)
-    if G.wants(sx):
-        if add or not dpos.size:
-            gx, acc = G.take(sx)
-            launch(K.store, gx.size, gx, g, acc)
-        else:  # overwritten elements get no gradient: g with zeros at dpos
-            h = G.scratch(g.size, g.dtype)
-            launch(K.store, h.size, h, g, 0)
-            launch(K.fill_at, dpos.size, h, dpos, 0)
-            gx, acc = G.take(sx)
-            launch(K.store, gx.size, gx, h, acc)
-
-
-for _op in (*_ix.PUT_ADD.values(), *_ix.PUT.values()):
-    VJP[_op.code] = _vjp_put
-
-
 # -- x[index] = value ---------------------------------------------------------------------------
 def setitem(x, index, value):
     """x[index] = value, as the CPU: an advanced index is `index_put` (duplicates: the
@@ -271,7 +185,7 @@ def setitem(x, index, value):
         _views.setitem(marker, index, image(v._data.shape))
         m = marker._data.reshape(-1)
         dpos = np.flatnonzero(m >= 0)
-        r = put(x, v, dpos, m[dpos], 1.0, _ix.PUT["CopySlices"], False)
+        r = _ix.cuda_put(x, v, dpos, m[dpos], 1.0, _ix.PUT["CopySlices"], False)
     x._assign(r, index)
 
 

@@ -18,7 +18,6 @@ from ...ops.registry import BY_NAME
 from ...tensor import Tensor, _wrap_dim
 from . import kernels as K
 from . import runtime as rt
-from .index import take
 from .kernels import build as _kernels
 from .ops import VJP, _float, _tensor_cls, arg_best, binary, cast, launch, permute, wrap
 
@@ -129,7 +128,7 @@ def max_min(is_max, x, dim=None, keepdim=False):
     idx = arg_best(x.detach(), dim, keepdim, is_max)
     pos = rt.empty(idx._data.shape, idx._data.dtype)
     launch(_kernels().line_pos, pos.size, idx._data.flat, pos.flat, s[d], math.prod(s[d + 1 :]))
-    values = take(x, pos, idx._data.shape, _ix.TAKE["MaxBackward0" if is_max else "MinBackward0"])
+    values = _ix.take(x, pos, idx._data.shape, "MaxBackward0" if is_max else "MinBackward0")
     return (_sel.return_types_max if is_max else _sel.return_types_min)(values, idx)
 
 
