@@ -38,21 +38,16 @@ from collections import namedtuple
 
 class OpDef:
     __slots__ = ("name", "code", "node", "vjp", "rule", "a", "f", "replay", "cuda_vjp", "dvjp")
-    __slots__ += ("replay_when", "eager", "eager_attrs")
+    __slots__ += ("replay_when", "eager", "eager_attrs", "pack", "pack_f")
 
     def __init__(self, name, code, node, vjp, rule):
         self.name, self.code, self.node, self.vjp, self.rule = name, code, node, vjp, rule
         self.a = self.f = None  # attribute positions, by name (`declare`)
         self.replay = self.cuda_vjp = self.dvjp = self.replay_when = self.eager = None
         self.eager_attrs = False
-
-    def pack(self, **values):
-        """The row's integer attributes, in the declared order."""
-        return tuple(type(self.a)(**values))
-
-    def pack_f(self, **values):
-        """The row's float attributes, in the declared order."""
-        return tuple(type(self.f)(**values))
+        # pack(name=value, ...) / pack_f: the row's integer / float attributes in the
+        # declared order (`declare`)
+        self.pack = self.pack_f = None
 
     def unpack(self, ia):
         """A row's integer attributes (a sequence) by name."""
@@ -87,6 +82,17 @@ def attrs(*names):
     return namedtuple("attrs", names)(*range(len(names)))
 
 
+def _packer(schema):
+    """fn(**values) -> the values in `schema`'s order. Its parameters are the names, keyword
+    only, so a missing or unknown name is a TypeError; a plain call, as recording an op
+    runs it every time (a namedtuple built from keywords costs several times more)."""
+    names = ", ".join(schema._fields)
+    params, values = (f"*, {names}", f"({names},)") if names else ("", "()")
+    ns: dict = {}
+    exec(f"def pack({params}):\n    return {values}", ns)
+    return ns["pack"]
+
+
 def _ref(fn):
     """ "module:function" of a compiled function, the form generated wrappers import."""
     py = getattr(fn, "py_func", fn)
@@ -100,6 +106,7 @@ def declare(
     """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`."""
     op = register(name, node, None if vjp is None else _ref(vjp))
     op.a, op.f = a if a is not None else attrs(), f if f is not None else attrs()
+    op.pack, op.pack_f = _packer(op.a), _packer(op.f)
     op.replay = None if replay is None else _ref(replay)
     op.replay_when, op.eager, op.eager_attrs = replay_when, eager, eager_attrs
     op.cuda_vjp, op.dvjp = cuda_vjp, dvjp
