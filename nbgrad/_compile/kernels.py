@@ -12,78 +12,11 @@ from numba.extending import intrinsic
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.broadcast import next_row, row_start
 from ..ops.losses import nll_grad
+from ..ops.reduce import pairwise
 from ..ops.vecloops import rsum
 
 _opts = {"cache": True, "error_model": "numpy"}
-BLOCK = 128  # NumPy's PW_BLOCKSIZE
 BUF = 8192  # NumPy's ufunc buffer size (casting reductions go through it)
-
-
-@njit(**_opts)
-def _block(a, lo, n, acc):
-    """A leaf of NumPy's pairwise sum (`@TYPE@_pairwise_sum` for n <= 128)."""
-    if n < 8:
-        res = acc
-        for i in range(lo, lo + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
-    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
-    m = n - n % 8
-    i = 8
-    while i < m:
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(**_opts)
-def pairwise(a, lo, n, acc):
-    """NumPy's pairwise summation of a[lo:lo+n] in a's dtype (`acc`: a zero of it): halve
-    (keeping multiples of 8) down to blocks of <= 128, add the halves' sums. Iterative,
-    because Numba cannot reload a cached recursive function."""
-    if n <= BLOCK:
-        return _block(a, lo, n, acc)
-    los = np.empty(64, np.int64)
-    ns = np.empty(64, np.int64)
-    state = np.zeros(64, np.int64)  # 0: fresh, 1: left half summed, 2: both summed
-    vals = np.empty(64, a.dtype)
-    los[0], ns[0], state[0] = lo, n, 0
-    sp, vp = 1, 0
-    while sp:
-        t = sp - 1
-        m = ns[t]
-        if m <= BLOCK:
-            vals[vp] = _block(a, los[t], m, acc)
-            vp += 1
-            sp -= 1
-            continue
-        n2 = m // 2
-        n2 -= n2 % 8
-        if state[t] == 0:
-            state[t] = 1
-            los[sp], ns[sp], state[sp] = los[t], n2, 0
-            sp += 1
-        elif state[t] == 1:
-            state[t] = 2
-            los[sp], ns[sp], state[sp] = los[t] + n2, m - n2, 0
-            sp += 1
-        else:
-            vals[vp - 2] = vals[vp - 2] + vals[vp - 1]
-            vp -= 1
-            sp -= 1
-    return vals[0]
 
 
 @njit(**_opts)

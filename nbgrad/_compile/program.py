@@ -642,7 +642,7 @@ class _Gen:
 
     def fwd_where(self, r, k):
         a, b, y = r.ins[0], r.ins[1], r.outs[0]
-        i = self.tr.int_args.get(r.iattrs[0])
+        i = self.tr.int_args.get(OPS_BY_NAME[r.op].unpack(r.iattrs).cond)
         if i is None or self.tr.arg_shape[i] != self.tr.shape[y]:
             raise Untraceable("op 'where': " + FALLBACK["where"])
         self.ce[k] = self.extra(("cond", i))

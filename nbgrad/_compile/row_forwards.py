@@ -5,13 +5,12 @@ program's rows, with slots renumbered): its forward here, its backward the op's 
 kernel, both called through C pointers. Two kinds of forward:
 
 * compiled (`FWD`, `compiled_forward`): the `replay` an op declares with its other facets
-  (`ops/registry.py`); for older op families, defined here: copies (strided views, joins,
-  dtype casts, setitem), the eager op's own forward kernel chosen as eager chooses it
-  (activations), sums/means over trailing dims in NumPy's order (pairwise per block);
+  (`ops/registry.py`; for some rows only, `replay_when`); for older op families, defined
+  here: copies (strided views, joins, dtype casts, setitem), the eager op's own forward
+  kernel chosen as eager chooses it (activations);
 * `eager_row` (Python, called back from the program): the eager op itself (its public
-  function, under `no_grad`), for ops whose forward is NumPy code (the `replay_eager` an
-  op declares; for older families, other reductions over dims): the same code, hence the
-  same bits.
+  function, under `no_grad`), for ops whose forward is NumPy code (reductions over dims,
+  losses): the same code, hence the same bits. An op declares it as `eager`.
 """
 
 import ctypes
@@ -28,7 +27,6 @@ from ..ops import activations as _act
 from ..ops.einsum import _strided_copy, blas_layout
 from ..ops.registry import BY_NAME, OPS
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
-from .kernels import pairwise
 
 _opts = {"cache": True, "error_model": "numpy"}
 
@@ -127,27 +125,6 @@ def fwd_act(T, k, V):
 
 
 @njit(**_opts)
-def _sum_last(x, y, mean):
-    """Sums of y.size consecutive blocks of x: NumPy's order for a reduction over
-    trailing dims of a C-contiguous array (pairwise per block; checked bit-exact)."""
-    n = x.size // y.size
-    z = x.dtype.type(0)
-    for o in range(y.size):
-        r = z + pairwise(x, o * n, n, z)
-        y[o] = r / x.dtype.type(n) if mean else r
-
-
-@njit(**_opts)
-def fwd_sum_last(T, k, V):
-    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), False)
-
-
-@njit(**_opts)
-def fwd_mean_last(T, k, V):
-    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), True)
-
-
-@njit(**_opts)
 def fwd_einsum_bmm(T, k, V):
     """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
     (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
@@ -192,7 +169,7 @@ FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
 FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
 FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
 FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
-FWD.update({o.name: o.replay for o in OPS if o.replay})  # declared with the op
+FWD.update({o.name: o.replay for o in OPS if o.replay and not o.replay_when})  # declared
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 
 
@@ -200,11 +177,9 @@ def compiled_forward(name, iattrs, in_shape):
     """The compiled forward of a row (a function name here), or None: the eager op."""
     if name in FWD:
         return FWD[name]
-    if name in ("sum_dim", "mean_dim") and 0 not in in_shape:
-        mask = list(iattrs[: len(in_shape)])
-        first = mask.index(1) if 1 in mask else len(mask)
-        if all(mask[first:]):  # trailing dims: contiguous blocks
-            return "fwd_sum_last" if name == "sum_dim" else "fwd_mean_last"
+    op = BY_NAME[name]
+    if op.replay_when is not None and op.replay_when(op.unpack(iattrs), in_shape):
+        return op.replay
     return None
 
 
@@ -225,71 +200,29 @@ def _shape(S, s):
     return tuple(S[s, S_SHAPE : S_SHAPE + S[s, S_NDIM]].tolist())
 
 
-def _dims(mask):
-    return tuple(d for d, m in enumerate(mask) if m)
-
-
-def _dim_of(shp, outer, n):
-    """The dim d of `shp` with prod(shp[:d]) == outer and shp[d] == n (a row's layout)."""
-    for d in range(len(shp)):
-        if int(np.prod(shp[:d], dtype=np.int64)) == outer and shp[d] == n:
-            return d
-    return 0
-
-
 def _call(name, xs, S, ins, ia, fa, extra=None):
     """The eager op a row records, called on tensors `xs` (shaped as the row's inputs);
     `extra`: the row's Row.extra (an einsum's equation)."""
     import nbgrad as nb
-    from nbgrad.ops import reduce
     from nbgrad.tensor import Tensor
 
     op = BY_NAME[name]
-    if op.replay_eager is not None:  # declared with the op
-        a, f = type(op.a)(*ia[: len(op.a)]), type(op.f)(*fa[: len(op.f)])
-        return op.replay_eager(xs, a, f)
+    if op.eager is not None:  # declared with the op
+        return op.eager(xs, op.unpack(ia), op.unpack_f(fa))
     x = xs[0]
     if name == "einsum":  # `einsum._einsum2`'s generic branch: NumPy's einsum
         r = np.einsum(extra, *[t._data for t in xs], optimize=len(xs) > 1)
         return Tensor._make(np.asarray(r, x._data.dtype), -1, False)
-    nd = len(_shape(S, ins[0]))
-    if name in ("sum_dim", "mean_dim"):
-        f = nb.sum if name == "sum_dim" else nb.mean
-        return f(x, _dims(ia[:nd]), keepdim=True)
-    if name == "norm":
-        return reduce.vector_norm(x, 2, _dims(ia[:nd]), keepdim=True)
-    if name == "pnorm":
-        return reduce.vector_norm(x, fa[0], _dims(ia[:nd]), keepdim=True)
-    if name == "logsumexp":
-        return nb.logsumexp(x, _dims(ia[:nd]), keepdim=True)
-    if name in ("var", "std"):
-        dims = _dims(ia[1 : 1 + nd])
-        count = int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
-        f = nb.std if name == "std" else nb.var
-        return f(x, dims, correction=count - fa[0], keepdim=True)
-    if name == "prod":
-        return nb.prod(x)
-    if name in ("prod_dim", "cumsum"):
-        d = _dim_of(_shape(S, ins[0]) or (1,), ia[0], ia[1])
-        return nb.prod(x, d, keepdim=True) if name == "prod_dim" else nb.cumsum(x, d)
-    if name.startswith("amax_"):
-        node = name[5:]
-        if node in ("MaxBackward1", "MinBackward1"):
-            return nb.max(x) if node == "MaxBackward1" else nb.min(x)
-        f = nb.amax if node == "AmaxBackward0" else nb.amin
-        return f(x, _dims(ia[:nd]), keepdim=True)
     if name in ("linear", "linear_nobias"):
         return nb.nn.functional.linear(*xs)
     raise AssertionError(name)  # EAGER lists exactly the names handled here
 
 
-EAGER = ("sum_dim", "mean_dim", "norm", "pnorm", "logsumexp", "var", "std", "prod")
-EAGER += ("prod_dim", "cumsum", "linear", "linear_nobias", "einsum")
-EAGER += tuple(o.name for o in OPS if o.name.startswith("amax_"))
-EAGER += tuple(o.name for o in OPS if o.replay_eager)  # declared with the op
+EAGER = tuple(o.name for o in OPS if o.eager)  # declared with the op
+EAGER += ("linear", "linear_nobias", "einsum")
 # rows whose int attrs hold addresses of arrays the forward makes (read by the VJP): the
 # row the eager op records is read back, its attrs copied into the program's row
-PATCHED = ("var", "std", "cross_entropy_prob", "cross_entropy_prob_sum")
+PATCHED = tuple(o.name for o in OPS if o.eager_attrs)  # declared with the op
 _KEEP = {}  # program row -> the eager result holding the patched rows' saved arrays
 
 

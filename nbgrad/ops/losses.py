@@ -16,7 +16,7 @@ Each op is declared at the end with its facets (`registry.declare`): named attri
 (`CE`, `NLL`, `PW`: one schema for CPU and CUDA rows), CPU VJP kernels, CUDA launchers
 (cross_entropy on CUDA is log_softmax then an nll_loss row; kernels in
 backends/cuda/kernels.py), differentiable VJPs and, for rows a compiled program replays
-by the eager op, `replay_eager`.
+by the eager op, `eager`.
 """
 
 import ctypes
@@ -1283,7 +1283,7 @@ def _replay_pointwise(xs, a, f):
 _CE = dict(a=CE, f=CE_F, vjp=vjp_cross_entropy, dvjp=_dvjp_cross_entropy)
 CROSS_ENTROPY = declare("cross_entropy", "NllLossBackward0", **_CE)
 CROSS_ENTROPY_LS = declare("cross_entropy_ls", "AddBackward0", **_CE)
-_CE_PROB = dict(_CE, replay_eager=_replay_cross_entropy_prob)
+_CE_PROB = dict(_CE, eager=_replay_cross_entropy_prob, eager_attrs=True)
 CROSS_ENTROPY_PROB = declare("cross_entropy_prob", "DivBackward1", **_CE_PROB)
 CROSS_ENTROPY_PROB_SUM = declare("cross_entropy_prob_sum", "NegBackward0", **_CE_PROB)
 NLL_LOSS = declare(
@@ -1291,7 +1291,7 @@ NLL_LOSS = declare(
     dvjp=_dvjp_nll,
 )  # fmt: skip
 _PW = dict(
-    a=PW, f=PW_F, vjp=vjp_pointwise, replay_eager=_replay_pointwise,
+    a=PW, f=PW_F, vjp=vjp_pointwise, eager=_replay_pointwise,
     cuda_vjp=_cuda_vjp_pointwise, dvjp=_dvjp_pointwise,
 )  # fmt: skip
 _PW_NODES = {

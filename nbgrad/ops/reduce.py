@@ -1,5 +1,17 @@
-"""Reductions: sum, mean, norm. Forward by NumPy's pairwise sums (a full sum of a large
-float array by the vectorised `full_sum`); VJPs compiled."""
+"""Reductions: sum, mean, prod, var/std, logsumexp, cumsum and vector norms.
+
+Forward by NumPy's pairwise sums (a full sum of a large float array by the vectorised
+`full_sum`); VJPs compiled. Each op is declared at the end with all its facets
+(`registry.declare`): its row's named attributes, CPU VJP kernel, compiled replay or
+eager call for `nbgrad.compile`, CUDA VJP launcher and differentiable VJP. A row
+reducing any set of dims records them as a bit mask over its input's dims (`dims`); one
+reducing around a single dim (prod, cumsum) records the layout (outer, n, inner) around
+it. CUDA rows record the same attributes: the CUDA forwards (`backends/cuda/ops.py:
+reduce`, `backends/cuda/reductions.py`) move a set of dims that is not adjacent to the
+end first, so their row reduces a run of dims of the moved copy.
+"""
+
+import math
 
 import numpy as np
 from numba import njit, prange
@@ -7,15 +19,14 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .. import _dtype
+from ..autograd.grad_mode import is_grad_enabled
 from ..backends.cpu.broadcast import spread
 from ..backends.cpu.rowio import (
     cot,
     fattr,
     first,
     iattr,
-    iattrs,
     in_slot,
-    ndim,
     numel,
     out_slot,
     push,
@@ -27,24 +38,40 @@ from ..backends.cpu.rowio import (
 )
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import register
+from .registry import attrs, declare
 from .vecloops import rsum
 
-_SUM = register("sum", "SumBackward0", "nbgrad.ops.reduce:vjp_sum")
-_SUM_DIM = register("sum_dim", "SumBackward1", "nbgrad.ops.reduce:vjp_sum")
-_MEAN = register("mean", "MeanBackward0", "nbgrad.ops.reduce:vjp_sum")
-_MEAN_DIM = register("mean_dim", "MeanBackward1", "nbgrad.ops.reduce:vjp_sum")
-_NORM = register("norm", "LinalgVectorNormBackward0", "nbgrad.ops.reduce:vjp_norm")
+# -- a row's attributes, by name -----------------------------------------------------------
+DIMS = attrs("dims")  # the reduced dims, bit d for dim d of the input
+LINE = attrs("outer", "n", "inner")  # around one dim: outer * inner lines of n, stride inner
+DIMS_MEAN = attrs("dims", "mean")  # var/std; mean: the saved mean's address (0 on CUDA)
+SCALE = attrs("scale")  # sum/mean: 1, or 1/count
+P = attrs("p")  # a p-norm's order
+CORRECTION = attrs("correction")  # var/std
+
+
+def dim_bits(dims):
+    """The bit mask of a set of dims."""
+    bits = 0
+    for d in dims:
+        bits |= 1 << d
+    return bits
+
+
+def bit_dims(bits, nd):
+    """The dims of a bit mask, in order."""
+    return tuple(d for d in range(nd) if bits >> d & 1)
 
 
 @njit(cache=True, error_model="numpy")
-def _reduced_strides(mask, shp):
-    """Strides of the reduced tensor walked over the input's shape (0 on reduced dims)."""
+def _reduced_strides(bits, shp):
+    """Strides of the reduced tensor walked over the input's shape (0 on the dims in
+    bit mask `bits`)."""
     nd = shp.size
     st = np.zeros(nd, np.int64)
     run = 1
     for d in range(nd - 1, -1, -1):
-        if mask[d] == 0:
+        if not (bits >> d) & 1:
             st[d] = run
             run *= shp[d]
     return st
@@ -58,14 +85,14 @@ def vjp_sum(T, k, V):
     if not wants(T, s_x):
         return
     g = cot(T, s_y, V)
-    scale = g.dtype.type(fattr(T, k, 0))
+    scale = g.dtype.type(fattr(T, k, SCALE.scale))
     if numel(T, s_y) == 1:  # one value everywhere: kept as one value where it can be
         push(T, s_x, V, g[0] * scale)
         return
     gx = cot(T, s_x, V)
     init = first(T, s_x)
     shp = shape(T, s_x)
-    spread(g, gx, shp, _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp), scale, init)
+    spread(g, gx, shp, _reduced_strides(iattr(T, k, DIMS.dims), shp), scale, init)
 
 
 @njit(cache=True, error_model="numpy")
@@ -82,7 +109,7 @@ def vjp_norm(T, k, V):
     gx = cot(T, s_x, V)
     init = first(T, s_x)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
+    st = _reduced_strides(iattr(T, k, DIMS.dims), shp)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
     for i in range(n):
@@ -93,6 +120,107 @@ def vjp_norm(T, k, V):
         else:
             gx[i] += v
         step(idx, shp, offs, st, st)
+
+
+# -- NumPy's summation order: the compiled replay of a sum over trailing dims -------------
+BLOCK = 128  # NumPy's PW_BLOCKSIZE
+
+
+@njit(cache=True, error_model="numpy")
+def _block(a, lo, n, acc):
+    """A leaf of NumPy's pairwise sum (`@TYPE@_pairwise_sum` for n <= 128)."""
+    if n < 8:
+        res = acc
+        for i in range(lo, lo + n):
+            res += a[i]
+        return res
+    r0, r1, r2, r3 = a[lo], a[lo + 1], a[lo + 2], a[lo + 3]
+    r4, r5, r6, r7 = a[lo + 4], a[lo + 5], a[lo + 6], a[lo + 7]
+    m = n - n % 8
+    i = 8
+    while i < m:
+        r0 += a[lo + i]
+        r1 += a[lo + i + 1]
+        r2 += a[lo + i + 2]
+        r3 += a[lo + i + 3]
+        r4 += a[lo + i + 4]
+        r5 += a[lo + i + 5]
+        r6 += a[lo + i + 6]
+        r7 += a[lo + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[lo + i]
+        i += 1
+    return res
+
+
+@njit(cache=True, error_model="numpy")
+def pairwise(a, lo, n, acc):
+    """NumPy's pairwise summation of a[lo:lo+n] in a's dtype (`acc`: a zero of it): halve
+    (keeping multiples of 8) down to blocks of <= 128, add the halves' sums. Iterative,
+    because Numba cannot reload a cached recursive function."""
+    if n <= BLOCK:
+        return _block(a, lo, n, acc)
+    los = np.empty(64, np.int64)
+    ns = np.empty(64, np.int64)
+    state = np.zeros(64, np.int64)  # 0: fresh, 1: left half summed, 2: both summed
+    vals = np.empty(64, a.dtype)
+    los[0], ns[0], state[0] = lo, n, 0
+    sp, vp = 1, 0
+    while sp:
+        t = sp - 1
+        m = ns[t]
+        if m <= BLOCK:
+            vals[vp] = _block(a, los[t], m, acc)
+            vp += 1
+            sp -= 1
+            continue
+        n2 = m // 2
+        n2 -= n2 % 8
+        if state[t] == 0:
+            state[t] = 1
+            los[sp], ns[sp], state[sp] = los[t], n2, 0
+            sp += 1
+        elif state[t] == 1:
+            state[t] = 2
+            los[sp], ns[sp], state[sp] = los[t] + n2, m - n2, 0
+            sp += 1
+        else:
+            vals[vp - 2] = vals[vp - 2] + vals[vp - 1]
+            vp -= 1
+            sp -= 1
+    return vals[0]
+
+
+@njit(cache=True, error_model="numpy")
+def _sum_last(x, y, mean):
+    """Sums of y.size consecutive blocks of x: NumPy's order for a reduction over
+    trailing dims of a C-contiguous array (pairwise per block; checked bit-exact)."""
+    n = x.size // y.size
+    z = x.dtype.type(0)
+    for o in range(y.size):
+        r = z + pairwise(x, o * n, n, z)
+        y[o] = r / x.dtype.type(n) if mean else r
+
+
+@njit(cache=True, error_model="numpy")
+def replay_sum_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), False)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_mean_last(T, k, V):
+    _sum_last(value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V), True)
+
+
+def _trailing(a, in_shape):
+    """Whether a row reduces trailing dims of a non-empty input (contiguous blocks)."""
+    if 0 in in_shape:
+        return False
+    mask = [a.dims >> d & 1 for d in range(len(in_shape))]
+    first = mask.index(1) if 1 in mask else len(mask)
+    return all(mask[first:])
 
 
 SUM_BLOCK = 2048
@@ -143,10 +271,6 @@ def _dims(dim, nd):
     return tuple(sorted(out)) if nd else ()
 
 
-def _mask(dims, nd):
-    return tuple(1 if d in dims else 0 for d in range(nd))
-
-
 def _reduce(x, dim, keepdim, dtype, mean):
     data = x._data
     nd = data.ndim
@@ -184,8 +308,8 @@ def _reduce(x, dim, keepdim, dtype, mean):
     scale = 1.0
     if mean:
         scale = 1.0 / count if count else float("nan")
-    op = (_MEAN if full else _MEAN_DIM) if mean else (_SUM if full else _SUM_DIM)
-    return emit(op, out, (x,), iattrs=_mask(dims, nd), fattrs=(scale,))
+    op = (MEAN if full else MEAN_DIM) if mean else (SUM if full else SUM_DIM)
+    return emit(op, out, (x,), iattrs=op.pack(dims=dim_bits(dims)), fattrs=op.pack_f(scale=scale))
 
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
@@ -209,15 +333,6 @@ def norm(x, p="fro", dim=None, keepdim=False, dtype=None):
 
 
 # -- prod, var/std, logsumexp, cumsum, p-norms ---------------------------------------
-_PROD = register("prod", "ProdBackward0", "nbgrad.ops.reduce:vjp_prod")
-_PROD_DIM = register("prod_dim", "ProdBackward1", "nbgrad.ops.reduce:vjp_prod")
-_VAR = register("var", "VarBackward0", "nbgrad.ops.reduce:vjp_var")
-_STD = register("std", "StdBackward0", "nbgrad.ops.reduce:vjp_var")
-_LSE = register("logsumexp", "LogsumexpBackward0", "nbgrad.ops.reduce:vjp_logsumexp")
-_CUMSUM = register("cumsum", "CumsumBackward0", "nbgrad.ops.reduce:vjp_cumsum")
-_PNORM = register("pnorm", "LinalgVectorNormBackward0", "nbgrad.ops.reduce:vjp_pnorm")
-
-
 @njit(cache=True, error_model="numpy")
 def vjp_prod(T, k, V):
     """(outer, n, inner) groups: gx = g * prod(others); exact with zeros (no division
@@ -225,7 +340,7 @@ def vjp_prod(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    outer, n, inner = iattr3(T, k)
+    outer, n, inner = iattr(T, k, LINE.outer), iattr(T, k, LINE.n), iattr(T, k, LINE.inner)
     g = cot(T, s_y, V)
     x = value(T, s_x, V)
     gx = cot(T, s_x, V)
@@ -258,27 +373,35 @@ def vjp_prod(T, k, V):
                     gx[q] += v
 
 
-@njit(inline="always")
-def iattr3(T, k):
-    return iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+@njit(cache=True, error_model="numpy")
+def vjp_var(T, k, V):
+    _var_grad(T, k, V, False)
 
 
 @njit(cache=True, error_model="numpy")
-def vjp_var(T, k, V):
+def vjp_std(T, k, V):
+    _var_grad(T, k, V, True)
+
+
+@njit(cache=True, error_model="numpy")
+def _var_grad(T, k, V, is_std):
     """var: gx = g * 2 (x - mean) / (N - c); std: gx = g * (x - mean) / ((N - c) * std),
     0 where std is 0."""
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    is_std = iattr(T, k, 0)
-    nd = ndim(T, s_x)
     g = cot(T, s_y, V)
     y = value(T, s_y, V)
     x = value(T, s_x, V)
-    m = view_as(iattr(T, k, 1 + nd), numel(T, s_y), V)
-    den = fattr(T, k, 0)
+    m = view_as(iattr(T, k, DIMS_MEAN.mean), numel(T, s_y), V)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 1, nd), shp)
+    bits = iattr(T, k, DIMS_MEAN.dims)
+    count = 1
+    for d in range(shp.size):
+        if (bits >> d) & 1:
+            count *= shp[d]
+    den = count - fattr(T, k, CORRECTION.correction)
+    st = _reduced_strides(bits, shp)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
     gx = cot(T, s_x, V)
@@ -306,7 +429,7 @@ def vjp_logsumexp(T, k, V):
     y = value(T, s_y, V)
     x = value(T, s_x, V)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
+    st = _reduced_strides(iattr(T, k, DIMS.dims), shp)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
     gx = cot(T, s_x, V)
@@ -327,7 +450,7 @@ def vjp_cumsum(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    outer, n, inner = iattr3(T, k)
+    outer, n, inner = iattr(T, k, LINE.outer), iattr(T, k, LINE.n), iattr(T, k, LINE.inner)
     g = cot(T, s_y, V)
     gx = cot(T, s_x, V)
     init = first(T, s_x)
@@ -351,13 +474,13 @@ def vjp_pnorm(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    p = fattr(T, k, 0)
+    p = fattr(T, k, P.p)
     g = cot(T, s_y, V)
     y = value(T, s_y, V)
     x = value(T, s_x, V)
     n = numel(T, s_x)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
+    st = _reduced_strides(iattr(T, k, DIMS.dims), shp)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
     cnt = np.zeros(numel(T, s_y), np.int64)
@@ -420,7 +543,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     if dim is None:
         r = np.asarray(np.prod(data), data.dtype if data.dtype.kind == "f" else np.int64)
         lay = (1, data.size, 1)
-        op = _PROD
+        op = PROD
     else:
         if not isinstance(dim, (int, np.integer)):
             raise TypeError("prod(): argument 'dim' must be int")
@@ -429,11 +552,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
         r = np.prod(data, axis=d if data.ndim else None, keepdims=keepdim and data.ndim > 0)
         r = np.asarray(r, data.dtype if data.dtype.kind == "f" else np.int64)
         lay = _layout(sh, d)
-        op = _PROD_DIM
+        op = PROD_DIM
     out = np.array(r, copy=True) if r.ndim == 0 else contig(r)
     if data.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(op, out, (x,), iattrs=lay, saved=(data,))
+    return emit(op, out, (x,), iattrs=op.pack(outer=lay[0], n=lay[1], inner=lay[2]), saved=(data,))
 
 
 def _var_args(dim, unbiased, correction, keepdim):
@@ -482,16 +605,9 @@ def _var(x, dim, unbiased, keepdim, correction, is_std):
     out = r if keepdim else r.reshape([n for d, n in enumerate(data.shape) if d not in dims])
     out = contig(out) if out.ndim else np.array(out, copy=True)
     m = contig(m, data.dtype)
-    nd = data.ndim
-    attrs = (int(is_std),) + _mask(dims, nd) + (m.__array_interface__["data"][0],)
-    return emit(
-        _STD if is_std else _VAR,
-        out,
-        (x,),
-        iattrs=attrs,
-        fattrs=(float(den),),
-        saved=(data, out, m),
-    )
+    op = STD if is_std else VAR
+    ia = op.pack(dims=dim_bits(dims), mean=m.__array_interface__["data"][0])
+    return emit(op, out, (x,), iattrs=ia, fattrs=op.pack_f(correction=corr), saved=(data, out, m))
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
@@ -522,7 +638,8 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     r = np.asarray(r, data.dtype)
     out = r if keepdim else r.reshape([n for d, n in enumerate(data.shape) if d not in dims])
     out = contig(out) if out.ndim else np.array(out, copy=True)
-    return emit(_LSE, out, (x,), iattrs=_mask(dims, data.ndim), saved=(data, out))
+    ia = LOGSUMEXP.pack(dims=dim_bits(dims))
+    return emit(LOGSUMEXP, out, (x,), iattrs=ia, saved=(data, out))
 
 
 def cumsum(input, dim, *, dtype=None):  # noqa: A002
@@ -539,7 +656,8 @@ def cumsum(input, dim, *, dtype=None):  # noqa: A002
     out = contig(np.cumsum(data, axis=d if data.ndim else None).reshape(data.shape))
     if data.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(_CUMSUM, out, (x,), iattrs=_layout(data.shape if data.ndim else (1,), d))
+    outer, n, inner = _layout(data.shape if data.ndim else (1,), d)
+    return emit(CUMSUM, out, (x,), iattrs=CUMSUM.pack(outer=outer, n=n, inner=inner))
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
@@ -578,6 +696,289 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     r = np.asarray(r, data.dtype)
     out = r if keepdim else r.reshape([n for d, n in enumerate(data.shape) if d not in dims])
     out = contig(out) if out.ndim else np.array(out, copy=True)
+    ia = NORM.pack(dims=dim_bits(dims))
     if p == 2:
-        return emit(_NORM, out, (x,), iattrs=_mask(dims, data.ndim), saved=(data, out))
-    return emit(_PNORM, out, (x,), iattrs=_mask(dims, data.ndim), fattrs=(p,), saved=(data, out))
+        return emit(NORM, out, (x,), iattrs=ia, saved=(data, out))
+    return emit(PNORM, out, (x,), iattrs=ia, fattrs=PNORM.pack_f(p=p), saved=(data, out))
+
+
+# -- CUDA: VJP launchers (kernels in backends/cuda/kernels.py) ----------------------------
+def _cuda_vjp_sum(G, k):
+    """sum/mean: g (times the scale) gathered back over the reduced dims."""
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+    from ..backends.cuda.ops import dev_ints
+
+    sx = G.inp(k, 0)
+    if not G.wants(sx):
+        return
+    xs = G.shape(sx)
+    bits = type(DIMS)(*G.iattrs(k)).dims
+    gst = [0] * len(xs)  # strides of g laid out with the reduced dims kept as size 1
+    run = 1
+    for d in range(len(xs) - 1, -1, -1):
+        if not bits >> d & 1:
+            gst[d] = run
+            run *= xs[d]
+    gx, acc = G.take(sx)
+    shp, st = dev_ints(xs, gst)
+    scale = G.fattr(k, SCALE.scale)
+    launch(build().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, scale)
+
+
+def cuda_vjp_lines(kind, p=None):
+    """The launcher of the `lines_vjp` kernel of `kind` (a name in backends/cuda/kernels.py)
+    for a row reducing a run of dims (`dims`) or around one dim (`outer`, `n`, `inner`);
+    `p`: the kernel's parameter, or None for the row's first float attribute."""
+
+    def vjp(G, k):
+        from ..backends.cuda import kernels as K
+        from ..backends.cuda.launch import launch
+        from ..backends.cuda.reductions import line_layout
+
+        sx = G.inp(k, 0)
+        if not G.wants(sx):
+            return
+        ia = G.iattrs(k)
+        if kind in ("PROD", "CUMSUM"):
+            outer, n, inner = type(LINE)(*ia)
+        else:
+            xs = G.shape(sx)
+            outer, n, inner = line_layout(xs, bit_dims(ia[DIMS.dims], len(xs)))
+        kd = getattr(K, kind)
+        g = G.cot(G.out(k, 0))
+        x, y = G.saved(k) if kd != K.CUMSUM else (g, g)
+        gx, acc = G.take(sx)
+        q = G.fattr(k, 0) if p is None else p
+        nl = outer * inner if n or kd != K.CUMSUM else 0  # an empty cumsum runs nothing
+        if nl:
+            launch(K.build().lines_vjp, nl, x, y, g, gx, nl, n, inner, kd, q, acc)
+
+    return vjp
+
+
+# -- differentiable VJPs (create_graph, forward mode, batched gradients) ------------------
+# Written with nbgrad ops, so they are recorded and broadcast over the cotangent's leading
+# batch dims (`row.nb`). Masks of ties and signs are constants built on the saved
+# (detached) values; what varies smoothly is recomputed from the row's values.
+def _as_float(row, m):
+    """A bool Tensor as 0/1 in the dtype of the row's input."""
+    return m.to(row.dtype(row.ins[0]))
+
+
+def _sign(row, v):
+    """sign(v) as 0/1/-1 (0 for NaN: the kernels' (v > 0) - (v < 0)), a constant."""
+    return _as_float(row, v > 0) - _as_float(row, v < 0)
+
+
+def reduced(row):
+    """(input shape, output shape with the reduced dims kept as 1, reduced dims as
+    negative indices, valid with or without batch dims) of a row with `dims`."""
+    xs = row.shape(row.ins[0])
+    bits = row.attrs().dims
+    keep = tuple(1 if bits >> d & 1 else n for d, n in enumerate(xs))
+    return xs, keep, tuple(d - len(xs) for d in bit_dims(bits, len(xs)))
+
+
+def ties(row, x, y, dims, nan=True):
+    """1 / (number of ties) where x == y (and NaN == NaN, for max/min), else 0: how
+    max/min and the inf-norms share the gradient (a constant)."""
+    from .select import where
+
+    hit = x == y
+    if nan:
+        hit = hit | ((x != x) & (y != y))
+    h = _as_float(row, hit)
+    cnt = h.sum(dim=dims, keepdim=True) if dims else h
+    return where(cnt > 0, h / cnt, 0.0)  # no ties: a NaN norm
+
+
+def _dvjp_sum(row, g):
+    """Broadcast g back over the reduced dims (times 1/count for a mean)."""
+    if not row.wants(0):
+        return (None,)
+    xs, keep, _ = reduced(row)
+    if is_grad_enabled() and g.requires_grad or type(g._data) is not np.ndarray:
+        gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
+    else:  # nothing to record: broadcast with NumPy (the expand op's path is slower)
+        gd = np.empty(row.bshape + xs, g._data.dtype)
+        gd[...] = g._data.reshape(row.bshape + keep)
+        gx = Tensor._make(gd, -1, False)
+    scale = row.fattr0()
+    return (gx * scale if scale != 1.0 else gx,)
+
+
+def _dvjp_norm(row, g):
+    """d||x||_p = sign(x) |x|^(p-1) / y^(p-1) (x / y for p = 2; 0 where y = 0); p = 0
+    gives 0; p = +-inf shares g among the ties |x| == y."""
+    xs, keep, dims = reduced(row)
+    p = 2.0 if row.name == "norm" else row.float_attrs().p
+    if p == 0:
+        return (row.zeros(row.ins[0]),)
+    gk = g.reshape(row.bshape + keep)
+    x = row.x()
+    xd = x.detach()
+    sign = _sign(row, xd)
+    if math.isinf(p):
+        share = ties(row, xd.abs(), row.y().detach().reshape(keep), dims, nan=False)
+        return (gk * (sign * share),)
+    if p == 1:
+        return (gk * sign,)
+    y = row.y().reshape(keep)
+    y = y + _as_float(row, y.detach() == 0)  # y = 0 only where x = 0: divide by 1 instead
+    if p == 2:
+        return (gk * x / y,)
+    return (gk * sign * x.abs() ** (p - 1) / y ** (p - 1),)
+
+
+def _dvjp_var(row, g):
+    """var: gx = g * 2 (x - mean) / den; std: gx = g * (x - mean) / (den * std); the mean
+    is recomputed from x so that its dependence on x is differentiated too."""
+    from .select import where
+
+    xs, keep, dims = reduced(row)
+    count = math.prod(xs[d] for d in dims)
+    den = count - row.float_attrs().correction
+    if row.cuda:  # the CUDA kernel divides by max(den, 0)
+        den = max(den, 0.0)
+    x = row.x()
+    dev = x - x.mean(dim=dims, keepdim=True) if dims else x - x
+    gk = g.reshape(row.bshape + keep)
+    if row.name == "std":  # 0 where std is 0, as the first-order VJP (no NaN paths)
+        y = row.y().reshape(keep)
+        zero = y.detach() == 0
+        return (where(zero, 0.0, gk * dev / (where(zero, 1.0, y) * den)),)
+    return (gk * dev * 2.0 / den,)
+
+
+def _dvjp_logsumexp(row, g):
+    """gx = g * exp(x - y) (0 where y = -inf)."""
+    from .select import where
+
+    xs, keep, dims = reduced(row)
+    y = row.y().reshape(keep)
+    yd = y.detach()
+    if row.cuda or (yd._data == -np.inf).any():  # an all -inf group: exp(-inf - 0) = 0
+        y = where(yd == -math.inf, 0.0, y)
+    return (g.reshape(row.bshape + keep) * (row.x() - y).exp(),)
+
+
+def _dvjp_prod(row, g):
+    """gx = g * (product of the other elements of the group): the exclusive prefix times
+    the exclusive suffix product, which is exact with zeros (no division)."""
+    outer, n, inner = row.attrs()
+    xs = row.shape(row.ins[0])
+    x3 = row.x().reshape(outer, n, inner)
+    others = _exclusive_prod(row, x3, False) * _exclusive_prod(row, x3, True)
+    gk = g.reshape(row.bshape + (outer, 1, inner))
+    return ((gk * others).reshape(row.bshape + xs),)
+
+
+def _exclusive_prod(row, x3, reverse):
+    """Products of the elements before (after, if reverse) each one along dim 1, by
+    log2(n) doubling steps of shifted products (Hillis-Steele)."""
+    outer, n, inner = x3.shape
+    p = _shift(row, x3, 1, reverse)
+    s = 1
+    while s < n:
+        p = p * _shift(row, p, s, reverse)
+        s *= 2
+    return p
+
+
+def _shift(row, t, s, reverse):
+    """t moved s places along dim 1 (towards the end, or the start if reverse), ones in."""
+    from .joins import cat
+
+    outer, n, inner = t.shape
+    s = min(s, n)
+    ones = row.const(np.ones((outer, s, inner), t._data.dtype))
+    if s == n:
+        return ones
+    return cat([t[:, s:], ones] if reverse else [ones, t[:, : n - s]], dim=1)
+
+
+def _dvjp_cumsum(row, g):
+    """gx = the reverse cumulative sum of g along the dim."""
+    outer, n, inner = row.attrs()
+    d = row.nb + 1
+    g3 = g.reshape(row.bshape + (outer, n, inner))
+    gx = g3.flip(d).cumsum(d).flip(d)
+    return (gx.reshape(row.bshape + row.shape(row.ins[0])),)
+
+
+# -- eager calls (nbgrad.compile calls these back for rows it replays with NumPy's code) ---
+def _line_dim(shp, outer, n):
+    """The dim d of `shp` with prod(shp[:d]) == outer and shp[d] == n (a row's layout)."""
+    for d in range(len(shp)):
+        if math.prod(shp[:d]) == outer and shp[d] == n:
+            return d
+    return 0
+
+
+def _eager_dims(fn, **kw):
+    """The eager call of a reduction over the row's `dims`, kept (the row's output shape)."""
+    return lambda xs, a, f: fn(xs[0], dim=bit_dims(a.dims, xs[0].dim()), keepdim=True, **kw)
+
+
+def _eager_line(fn, **kw):
+    """The eager call of an op around the dim of the row's (outer, n, inner)."""
+    return lambda xs, a, f: fn(xs[0], _line_dim(tuple(xs[0].shape) or (1,), a.outer, a.n), **kw)
+
+
+def _eager_var(fn):
+    return lambda xs, a, f: fn(
+        xs[0], bit_dims(a.dims, xs[0].dim()), correction=f.correction, keepdim=True
+    )
+
+
+# -- declarations ---------------------------------------------------------------------
+_SUM_FACETS = dict(a=DIMS, f=SCALE, vjp=vjp_sum, cuda_vjp=_cuda_vjp_sum, dvjp=_dvjp_sum)
+SUM = declare("sum", "SumBackward0", **_SUM_FACETS)
+SUM_DIM = declare(
+    "sum_dim", "SumBackward1", replay=replay_sum_last, replay_when=_trailing,
+    eager=_eager_dims(sum), **_SUM_FACETS,
+)  # fmt: skip
+MEAN = declare("mean", "MeanBackward0", **_SUM_FACETS)
+MEAN_DIM = declare(
+    "mean_dim", "MeanBackward1", replay=replay_mean_last, replay_when=_trailing,
+    eager=_eager_dims(mean), **_SUM_FACETS,
+)  # fmt: skip
+NORM = declare(
+    "norm", "LinalgVectorNormBackward0", a=DIMS, vjp=vjp_norm,
+    eager=_eager_dims(vector_norm, ord=2), cuda_vjp=cuda_vjp_lines("PNORM", 2.0),
+    dvjp=_dvjp_norm,
+)  # fmt: skip
+PROD = declare(
+    "prod", "ProdBackward0", a=LINE, vjp=vjp_prod, eager=lambda xs, a, f: prod(xs[0]),
+    cuda_vjp=cuda_vjp_lines("PROD", 0.0), dvjp=_dvjp_prod,
+)  # fmt: skip
+PROD_DIM = declare(
+    "prod_dim", "ProdBackward1", a=LINE, vjp=vjp_prod, eager=_eager_line(prod, keepdim=True),
+    cuda_vjp=cuda_vjp_lines("PROD", 0.0), dvjp=_dvjp_prod,
+)  # fmt: skip
+_VAR_FACETS = dict(a=DIMS_MEAN, f=CORRECTION, eager_attrs=True, dvjp=_dvjp_var)
+VAR = declare(
+    "var", "VarBackward0", vjp=vjp_var, eager=_eager_var(var),
+    cuda_vjp=cuda_vjp_lines("VAR"), **_VAR_FACETS,
+)  # fmt: skip
+STD = declare(
+    "std", "StdBackward0", vjp=vjp_std, eager=_eager_var(std),
+    cuda_vjp=cuda_vjp_lines("STD"), **_VAR_FACETS,
+)  # fmt: skip
+LOGSUMEXP = declare(
+    "logsumexp", "LogsumexpBackward0", a=DIMS, vjp=vjp_logsumexp,
+    eager=_eager_dims(logsumexp), cuda_vjp=cuda_vjp_lines("LSE", 0.0),
+    dvjp=_dvjp_logsumexp,
+)  # fmt: skip
+CUMSUM = declare(
+    "cumsum", "CumsumBackward0", a=LINE, vjp=vjp_cumsum, eager=_eager_line(cumsum),
+    cuda_vjp=cuda_vjp_lines("CUMSUM", 0.0), dvjp=_dvjp_cumsum,
+)  # fmt: skip
+PNORM = declare(
+    "pnorm", "LinalgVectorNormBackward0", a=DIMS, f=P, vjp=vjp_pnorm,
+    eager=lambda xs, a, f: vector_norm(
+        xs[0], f.p, bit_dims(a.dims, xs[0].dim()), keepdim=True
+    ),
+    cuda_vjp=cuda_vjp_lines("PNORM"), dvjp=_dvjp_norm,
+)  # fmt: skip

@@ -15,10 +15,12 @@ side by side (`declare`):
   in a table indexed by the op's code, filled on first use, so declaring an op is all it
   takes to put it in the sweep.
 - `replay`: the compiled forward `fwd(T, k, V)` that `nbgrad.compile` runs for the row
-  (`_compile/row_forwards.py` wraps it as it wraps VJPs), where the row can be replayed.
-- `replay_eager`: for ops whose forward is NumPy code, the eager op itself called again on
-  a row's input tensors, `fn(xs, a, f) -> Tensor` with the row's named attributes (a
-  compiled program calls it back, under `no_grad`: the same code, hence the same bits).
+  (`_compile/row_forwards.py` wraps it as it wraps VJPs), where the row can be replayed;
+  `replay_when(a, in_shape)`, if given, says for which rows (the others take `eager`).
+- `eager`: for an op whose forward is NumPy code, `fn(xs, a, f) -> Tensor`: the eager op
+  called on the row's inputs `xs` with its attributes (`a`, `f` by name), which a compiled
+  program calls back for the same bits; `eager_attrs`: that call's own row holds
+  addresses of arrays its forward makes, so the program's row takes its attributes.
 - `cuda_vjp`: the launcher `fn(G, k)` the GPU sweep calls for a CUDA row
   (`backends/cuda/sweep.py`); its kernels live in `backends/cuda/kernels.py`.
 - `dvjp`: the differentiable VJP `fn(row, *gouts) -> input gradients`, written with
@@ -35,23 +37,25 @@ from collections import namedtuple
 
 
 class OpDef:
-    __slots__ = (
-        "name", "code", "node", "vjp", "rule", "a", "f", "replay", "replay_eager", "cuda_vjp",
-        "dvjp",
-    )  # fmt: skip
+    __slots__ = ("name", "code", "node", "vjp", "rule", "a", "f", "replay", "cuda_vjp", "dvjp")
+    __slots__ += ("replay_when", "eager", "eager_attrs", "pack", "pack_f")
 
     def __init__(self, name, code, node, vjp, rule):
         self.name, self.code, self.node, self.vjp, self.rule = name, code, node, vjp, rule
         self.a = self.f = None  # attribute positions, by name (`declare`)
-        self.replay = self.replay_eager = self.cuda_vjp = self.dvjp = None
+        self.replay = self.cuda_vjp = self.dvjp = self.replay_when = self.eager = None
+        self.eager_attrs = False
+        # pack(name=value, ...) / pack_f: the row's integer / float attributes in the
+        # declared order (`declare`)
+        self.pack = self.pack_f = None
 
-    def pack(self, **values):
-        """The row's integer attributes, in the declared order."""
-        return tuple(type(self.a)(**values))
+    def unpack(self, ia):
+        """A row's integer attributes (a sequence) by name."""
+        return type(self.a)(*[int(v) for v in ia[: len(self.a)]])
 
-    def pack_f(self, **values):
-        """The row's float attributes, in the declared order."""
-        return tuple(type(self.f)(**values))
+    def unpack_f(self, fa):
+        """A row's float attributes (a sequence) by name."""
+        return type(self.f)(*[float(v) for v in fa[: len(self.f)]])
 
     def __repr__(self):
         return f"OpDef({self.name!r}, code={self.code})"
@@ -78,6 +82,17 @@ def attrs(*names):
     return namedtuple("attrs", names)(*range(len(names)))
 
 
+def _packer(schema):
+    """fn(**values) -> the values in `schema`'s order. Its parameters are the names, keyword
+    only, so a missing or unknown name is a TypeError; a plain call, as recording an op
+    runs it every time (a namedtuple built from keywords costs several times more)."""
+    names = ", ".join(schema._fields)
+    params, values = (f"*, {names}", f"({names},)") if names else ("", "()")
+    ns: dict = {}
+    exec(f"def pack({params}):\n    return {values}", ns)
+    return ns["pack"]
+
+
 def _ref(fn):
     """ "module:function" of a compiled function, the form generated wrappers import."""
     py = getattr(fn, "py_func", fn)
@@ -85,14 +100,15 @@ def _ref(fn):
 
 
 def declare(
-    name, node, *, a=None, f=None, vjp=None, replay=None, replay_eager=None, cuda_vjp=None,
-    dvjp=None,
+    name, node, *, a=None, f=None, vjp=None, replay=None, replay_when=None, eager=None,
+    eager_attrs=False, cuda_vjp=None, dvjp=None,
 ):  # fmt: skip
     """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`."""
     op = register(name, node, None if vjp is None else _ref(vjp))
     op.a, op.f = a if a is not None else attrs(), f if f is not None else attrs()
+    op.pack, op.pack_f = _packer(op.a), _packer(op.f)
     op.replay = None if replay is None else _ref(replay)
-    op.replay_eager = replay_eager
+    op.replay_when, op.eager, op.eager_attrs = replay_when, eager, eager_attrs
     op.cuda_vjp, op.dvjp = cuda_vjp, dvjp
     return op
 

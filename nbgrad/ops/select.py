@@ -3,7 +3,9 @@ amax/amin, argmax/argmin, where.
 
 Over a dim the gradient goes to the returned index: a `take` row (ops/indexing.py). The
 whole-tensor max/min and amax/amin share the gradient evenly among ties (as PyTorch):
-one VJP kernel counts the ties per output, then distributes.
+one VJP kernel counts the ties per output, then distributes. Their rows record the
+reduced dims as `ops/reduce.py`'s do; `where` records the address of its condition. Each
+op is declared at the end with all its facets (`registry.declare`).
 """
 
 from collections import namedtuple
@@ -19,9 +21,7 @@ from ..backends.cpu.rowio import (
     cot,
     first,
     iattr,
-    iattrs,
     in_slot,
-    ndim,
     numel,
     out_slot,
     shape,
@@ -32,15 +32,11 @@ from ..backends.cpu.rowio import (
 from ..tensor import Tensor, _wrap_dim
 from . import indexing
 from .recording import emit
-from .reduce import _dims, _mask, _reduced_strides
-from .registry import register
+from .reduce import DIMS, _dims, _reduced_strides, bit_dims, cuda_vjp_lines, dim_bits, reduced, ties
+from .registry import attrs, declare
 
-_V = "nbgrad.ops.select:"
-_AMAX = {
-    n: register("amax_" + n, n, _V + "vjp_amax")
-    for n in ("AmaxBackward0", "AminBackward0", "MaxBackward1", "MinBackward1")
-}
-_WHERE = register("where", "WhereBackward0", _V + "vjp_where")
+COND = attrs("cond")  # where: the address of the condition, as uint8 (0 on a CUDA row,
+# which keeps it among its saved arrays)
 
 return_types_max = namedtuple("max", ["values", "indices"])
 return_types_min = namedtuple("min", ["values", "indices"])
@@ -57,7 +53,7 @@ def vjp_amax(T, k, V):
     x = value(T, s_x, V)
     n = numel(T, s_x)
     shp = shape(T, s_x)
-    st = _reduced_strides(iattrs(T, k, 0, ndim(T, s_x)), shp)
+    st = _reduced_strides(iattr(T, k, DIMS.dims), shp)
     cnt = np.zeros(numel(T, s_y), np.int64)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
@@ -91,7 +87,7 @@ def vjp_where(T, k, V):
     s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
     g = cot(T, s_y, V)
     n = g.size
-    c = _u8(iattr(T, k, 0), n)
+    c = _u8(iattr(T, k, COND.cond), n)
     z = g.dtype.type(0)
     for j, s in ((0, s_a), (1, s_b)):
         if wants(T, s):
@@ -133,7 +129,8 @@ def _amax(x, dim, keepdim, is_max, node):
     out = contig(np.asarray(f(xd, axis=dims, keepdims=keepdim)))
     if xd.dtype.kind != "f":
         return Tensor._make(out, -1, False)
-    return emit(_AMAX[node], out, (x,), iattrs=_mask(dims, xd.ndim), saved=(xd, out))
+    op = AMAX[node]
+    return emit(op, out, (x,), iattrs=op.pack(dims=dim_bits(dims)), saved=(xd, out))
 
 
 def amax(input, dim=(), keepdim=False):  # noqa: A002
@@ -295,4 +292,64 @@ def where(condition, input=None, other=None):  # noqa: A002
     if b._data.shape != shp:
         b = expand(b, shp)
     c8 = c.view(np.uint8)
-    return emit(_WHERE, out, (a, b), iattrs=(indexing.addr(c8),), saved=(c8,))
+    return emit(WHERE, out, (a, b), iattrs=WHERE.pack(cond=indexing.addr(c8)), saved=(c8,))
+
+
+# -- differentiable VJPs (create_graph, forward mode, batched gradients) ------------------
+def _dvjp_amax(row, g):
+    """g shared evenly among the ties of the extreme (a constant mask)."""
+    xs, keep, dims = reduced(row)
+    y = row.y().detach().reshape(keep)
+    return (g.reshape(row.bshape + keep) * ties(row, row.x().detach(), y, dims),)
+
+
+def _dvjp_where(row, g):
+    """Each output element comes from a or b by the saved condition (a, b expanded)."""
+    c = row.saved[0]
+    c = row.wrap((c if row.cuda else c.view(np.bool_)).reshape(row.shape(row.outs[0])))
+    ga = where(c, g, 0.0) if row.wants(0) else None
+    gb = where(c, 0.0, g) if row.wants(1) else None
+    return ga, gb
+
+
+# -- CUDA: the VJP launcher of where (its forward: backends/cuda/ops.py) --------------------
+def _cuda_vjp_where(G, k):
+    from ..backends.cuda.kernels import build
+    from ..backends.cuda.launch import launch
+
+    (c,) = G.saved(k)
+    g = G.cot(G.out(k, 0))
+    for j in (0, 1):
+        s = G.inp(k, j)
+        if G.wants(s):
+            gx, acc = G.take(s)
+            launch(build().where_vjp, gx.size, c, g, gx, j == 0, acc)
+
+
+# -- eager calls (nbgrad.compile calls these back: the forward is NumPy's) ----------------
+def _eager_amax(node):
+    if node in ("MaxBackward1", "MinBackward1"):
+        return lambda xs, a, f: (max if node == "MaxBackward1" else min)(xs[0])
+    fn = amax if node == "AmaxBackward0" else amin
+    return lambda xs, a, f: fn(xs[0], bit_dims(a.dims, xs[0].dim()), keepdim=True)
+
+
+# -- declarations ---------------------------------------------------------------------
+_KIND = {"AmaxBackward0": "AMAX", "AminBackward0": "AMIN", "MaxBackward1": "AMAX"}
+_KIND["MinBackward1"] = "AMIN"
+AMAX = {
+    n: declare(
+        "amax_" + n,
+        n,
+        a=DIMS,
+        vjp=vjp_amax,
+        eager=_eager_amax(n),
+        cuda_vjp=cuda_vjp_lines(kind, 0.0),
+        dvjp=_dvjp_amax,
+    )  # fmt: skip
+    for n, kind in _KIND.items()
+}
+WHERE = declare(
+    "where", "WhereBackward0", a=COND, vjp=vjp_where, cuda_vjp=_cuda_vjp_where,
+    dvjp=_dvjp_where,
+)  # fmt: skip

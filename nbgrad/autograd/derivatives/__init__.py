@@ -5,7 +5,7 @@ what plain `backward()` wants. Higher-order gradients (`create_graph=True`), bat
 cotangents (`is_grads_batched=True`) and forward mode need the backward as ops that are
 themselves recorded and batched, so every op also has a *differentiable VJP* here:
 
-    @defvjp("sum", "sum_dim")
+    @defvjp("view", "unsafe_view")
     def _(row, g):            # g: the output's cotangent (one output), a Tensor
         return (...,)         # one Tensor (or None) per input
 
@@ -157,6 +157,10 @@ class Row:
         """A constant (no gradient) from host array `arr` on this row's device (slot s's,
         if given)."""
         return on_device(arr, self.cuda if s is None else self.on_cuda(s))
+
+    def wrap(self, arr):
+        """A saved array (on the host or the GPU) as a constant Tensor there."""
+        return wrap(arr)
 
     def array(self, s):
         """Slot s's value as the array the row saved, shaped as the slot.

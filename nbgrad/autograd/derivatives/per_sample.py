@@ -140,13 +140,13 @@ def _elementwise(row, d):
 def _sum_dim(row, d):
     """A sum (mean) over dims other than the rows: each row's cotangent, spread back."""
     xs = row.shape(row.ins[0])
-    mask = row.iattrs[: len(xs)]
-    if not xs or mask[0] or xs[0] != d.shape[0]:
+    bits = row.attrs().dims
+    if not xs or bits & 1 or xs[0] != d.shape[0]:
         return None
     if not row.wants(0):
         return (None,)
     gx = np.empty(xs, d.dtype)
-    gx[...] = d.reshape(tuple(1 if m else n for m, n in zip(mask, xs)))
+    gx[...] = d.reshape(tuple(1 if bits >> i & 1 else n for i, n in enumerate(xs)))
     scale = row.fattr0()
     return (Diag(gx * scale if scale != 1.0 else gx),)
 

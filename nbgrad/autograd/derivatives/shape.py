@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import functions as F
 from ...ops.einsum import einsum
-from . import defvjp, host, wrap
+from . import defvjp, host
 from .tensorops import gather, scatter, strided_positions
 
 _TAKE = ("Index", "Gather", "IndexSelect", "Max", "Min", "TakeAlongDim", "MaskedSelect", "Take")
@@ -108,16 +108,6 @@ def _view(row, g):
     nd = int(ia[1])
     pos = strided_positions(int(ia[0]), ia[2 + nd : 2 + 2 * nd].tolist(), ia[2 : 2 + nd].tolist())
     return (scatter(g, pos, row.shape(row.ins[0]), row.nb),)
-
-
-@defvjp("where")
-def _where(row, g):
-    """Each output element comes from a or b by the saved condition (a, b expanded)."""
-    c = row.saved[0]
-    c = wrap((c if row.cuda else c.view(np.bool_)).reshape(row.shape(row.outs[0])))
-    ga = F.where(c, g, 0.0) if row.wants(0) else None
-    gb = F.where(c, 0.0, g) if row.wants(1) else None
-    return ga, gb
 
 
 # -- einsum ---------------------------------------------------------------------------

@@ -42,29 +42,6 @@ def scatter(g, pos, shape, nb=0):
     return indexing.put_add(zero, g, bpos, src_pos, node="IndexAddBackward0")
 
 
-# -- reductions -----------------------------------------------------------------------
-@defvjp("sum", "sum_dim", "mean", "mean_dim")
-def _sum(row, g):
-    """Broadcast g back over the reduced dims (times 1/count for a mean)."""
-    if not row.wants(0):
-        return (None,)
-    xs = row.shape(row.ins[0])
-    if row.cuda:  # a GPU row records the reduced dims themselves
-        dims = set(row.iattrs.tolist())
-        mask = [d in dims for d in range(len(xs))]
-    else:
-        mask = row.iattrs[: len(xs)]
-    keep = tuple(1 if m else n for m, n in zip(mask, xs))
-    if is_grad_enabled() and g.requires_grad or type(g._data) is not np.ndarray:
-        gx = g.reshape(row.bshape + keep).expand(row.bshape + xs)
-    else:  # nothing to record: broadcast with NumPy (the expand op's path is slower)
-        gd = np.empty(row.bshape + xs, g._data.dtype)
-        gd[...] = g._data.reshape(row.bshape + keep)
-        gx = Tensor._make(gd, -1, False)
-    scale = row.fattr0()
-    return (gx * scale if scale != 1.0 else gx,)
-
-
 # -- views ----------------------------------------------------------------------------
 @defvjp("view", "unsafe_view", "unsqueeze", "squeeze", "squeeze_dim", "clone")
 def _flat(row, g):

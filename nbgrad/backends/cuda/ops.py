@@ -349,28 +349,8 @@ def reduce(name, x, dim=None, keepdim=False, dtype=None):
     out = rt.empty(out_shape, x._data.dtype)
     reduce_dims(x._data.flat, shape, dims, out.flat, 0, scale)
     op = _RED[(name, dim is not None)]
-    return wrap(out, (x,), op, iattrs=dims, fattrs=(scale,))
-
-
-def _vjp_reduce(G, k):
-    sx = G.inp(k, 0)
-    if not G.wants(sx):
-        return
-    xs = G.shape(sx)
-    dims = G.iattrs(k)
-    gst = [0] * len(xs)  # strides of g laid out with the reduced dims kept as size 1
-    run = 1
-    for d in range(len(xs) - 1, -1, -1):
-        if d not in dims:
-            gst[d] = run
-            run *= xs[d]
-    gx, acc = G.take(sx)
-    shp, st = dev_ints(xs, gst)
-    launch(_kernels().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, G.fattr(k, 0))
-
-
-for _op in _RED.values():
-    VJP[_op.code] = _vjp_reduce
+    ia = op.pack(dims=sum(1 << d for d in dims))  # the CPU row's bit mask (ops/reduce.py)
+    return wrap(out, (x,), op, iattrs=ia, fattrs=op.pack_f(scale=scale))
 
 
 # -- views ------------------------------------------------------------------------------
@@ -712,20 +692,7 @@ def where(cond, a, b):
     launch(_kernels().where, out.size, c._data.flat, a._data.flat, b._data.flat, out.flat)
     if not dt.is_floating_point:
         return _tensor_cls()._make(out, -1, False)
-    return wrap(out, (a, b), _WHERE, saved=(c._data,))
-
-
-def _vjp_where(G, k):
-    (c,) = G.saved(k)
-    g = G.cot(G.out(k, 0))
-    for j in (0, 1):
-        s = G.inp(k, j)
-        if G.wants(s):
-            gx, acc = G.take(s)
-            launch(_kernels().where_vjp, gx.size, c, g, gx, j == 0, acc)
-
-
-VJP[_WHERE.code] = _vjp_where
+    return wrap(out, (a, b), _WHERE, iattrs=_WHERE.pack(cond=0), saved=(c._data,))
 
 
 def activation(op, kind, x, p0, p1, p2):

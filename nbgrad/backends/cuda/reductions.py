@@ -1,11 +1,12 @@
-"""Reductions and scans along dims on CUDA, all through the two line kernels.
+"""Reductions and scans along dims on CUDA, all through the two line kernels: forwards.
 
 A reduction over a run of adjacent dims sees its input as (outer, n, inner): line j starts
 at (j // inner) * n * inner + j % inner with stride inner, and one thread reduces it
 (`kernels.lines`); `kernels.lines_vjp` writes the line's gradient. A set of dims that is
 not adjacent is moved to the end first (a recorded permute copy). prod, var/std, norm,
 logsumexp, amax/amin (ties share the gradient evenly) and cumsum are kinds of this kernel;
-max/min over a dim are argmax/argmin plus a gather.
+max/min over a dim are argmax/argmin plus a gather. Rows record the attributes the ops
+declare (`ops/reduce.py`, `ops/select.py`, where their VJP launchers are).
 """
 
 import math
@@ -19,50 +20,52 @@ from ...tensor import Tensor, _wrap_dim
 from . import kernels as K
 from . import runtime as rt
 from .kernels import build as _kernels
-from .ops import VJP, _float, _tensor_cls, arg_best, binary, cast, launch, permute, wrap
+from .ops import _float, _tensor_cls, arg_best, binary, cast, launch, permute, wrap
 
 
-def _layout(x, dims):
-    """(x or its permuted copy, lines, n, inner) for reducing `dims` (sorted)."""
+def line_layout(shape, dims):
+    """(outer, n, inner) of reducing a run of adjacent `dims` (sorted) of `shape`; no dims:
+    every element a line of its own."""
+    if not dims:
+        return math.prod(shape), 1, 1
+    outer = math.prod(shape[: dims[0]])
+    inner = math.prod(shape[dims[-1] + 1 :])
+    return outer, math.prod(shape[dims[0] : dims[-1] + 1]), inner
+
+
+def _adjacent(x, dims):
+    """x, or its copy with `dims` (sorted) moved to the end if they are not adjacent, and
+    the dims of what is returned."""
     s = x._data.shape
     if dims and list(dims) != list(range(dims[0], dims[-1] + 1)):
         keep = [d for d in range(len(s)) if d not in dims]
         x = permute(x, tuple(keep) + tuple(dims))
         dims = tuple(range(len(keep), len(s)))
-        s = x._data.shape
-    if not dims:
-        return x, x._data.size, 1, 1
-    outer = math.prod(s[: dims[0]])
-    inner = math.prod(s[dims[-1] + 1 :])
-    return x, outer * inner, math.prod(s[dims[0] : dims[-1] + 1]), inner
+    return x, dims
 
 
 def reduce_lines(x, dims, keepdim, kind, op, p=0.0):
+    """A reduction over `dims` by the line kernel of `kind`; the row records the op's
+    attributes: the reduced dims of its input, or (outer, n, inner) for prod, and the
+    kernel's parameter where the op declares one (var/std's correction, pnorm's p)."""
     _float(x, op.name)
     s = x._data.shape
     out_shape = tuple(1 if i in dims else n for i, n in enumerate(s) if keepdim or i not in dims)
-    x2, nl, n, inner = _layout(x, dims)
+    x2, dims2 = _adjacent(x, dims)
+    outer, n, inner = line_layout(x2._data.shape, dims2)
+    nl = outer * inner
     y = rt.empty(out_shape, x._data.dtype)
     if nl:
         launch(_kernels().lines, nl, x2._data.flat, y.flat, nl, n, inner, kind, p)
-    return wrap(y, (x2,), op, iattrs=(nl, n, inner, kind), fattrs=(p,), saved=(x2._data, y))
-
-
-def _vjp_lines(G, k):
-    sx = G.inp(k, 0)
-    if not G.wants(sx):
-        return
-    nl, n, inner, kind = G.iattrs(k)
-    g = G.cot(G.out(k, 0))
-    x, y = G.saved(k) if kind != K.CUMSUM else (g, g)
-    gx, acc = G.take(sx)
-    if nl:
-        launch(_kernels().lines_vjp, nl, x, y, g, gx, nl, n, inner, kind, G.fattr(k, 0), acc)
-
-
-_OPS = [BY_NAME[n] for n in ("prod", "prod_dim", "var", "std", "logsumexp", "cumsum", "norm")]
-for _op in _OPS + [BY_NAME["pnorm"], *_sel._AMAX.values()]:
-    VJP[_op.code] = _vjp_lines
+    names, bits = type(op.a)._fields, sum(1 << d for d in dims2)
+    if "outer" in names:
+        ia = op.pack(outer=outer, n=n, inner=inner)
+    elif "mean" in names:  # var/std: the kernels recompute the mean
+        ia = op.pack(dims=bits, mean=0)
+    else:
+        ia = op.pack(dims=bits)
+    fa = (p,) if op.f else ()
+    return wrap(y, (x2,), op, iattrs=ia, fattrs=fa, saved=(x2._data, y))
 
 
 def prod(x, dim=None, keepdim=False, dtype=None):
@@ -107,7 +110,7 @@ def amax(x, dim=(), keepdim=False, is_max=True, node=None):
     dims = _red._dims(None if dim == () else dim, x._data.ndim)
     node = node or ("AmaxBackward0" if is_max else "AminBackward0")
     _sel._empty_check(x, node.split("Backward")[0].lower(), None if dim == () else dims)
-    return reduce_lines(x, dims, keepdim, K.AMAX if is_max else K.AMIN, _sel._AMAX[node])
+    return reduce_lines(x, dims, keepdim, K.AMAX if is_max else K.AMIN, _sel.AMAX[node])
 
 
 def max_min(is_max, x, dim=None, keepdim=False):
@@ -138,12 +141,13 @@ def cumsum(x, dim, dtype=None):
     _float(x, "cumsum")
     s = x._data.shape if x._data.ndim else (1,)
     d = _wrap_dim(dim, x._data.ndim)
-    n, inner = s[d], math.prod(s[d + 1 :])
-    nl = x._data.size // n if n else 0
+    outer, n, inner = math.prod(s[:d]), s[d], math.prod(s[d + 1 :])
+    nl = outer * inner if n else 0
     y = rt.empty(x._data.shape, x._data.dtype)
     if nl:
         launch(_kernels().lines, nl, x._data.flat, y.flat, nl, n, inner, K.CUMSUM, 0.0)
-    return wrap(y, (x,), BY_NAME["cumsum"], iattrs=(nl, n, inner, K.CUMSUM), fattrs=(0.0,))
+    op = BY_NAME["cumsum"]
+    return wrap(y, (x,), op, iattrs=op.pack(outer=outer, n=n, inner=inner))
 
 
 _ = _tensor_cls
