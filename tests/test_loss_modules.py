@@ -18,3 +18,23 @@ def test_parity(name, kw, reduction):
     mt = getattr(torch.nn, name)(reduction=reduction, **kw)
     parity(mn, mt, x, y)
     assert repr(mn) == repr(mt)
+
+
+@needs_torch
+def test_probability_targets_as_pytorch():
+    x = np.random.default_rng(0).standard_normal((3, 4))
+    p = np.full((3, 4), 0.25)
+    got = []
+    for lib in (torch, nbgrad):
+        with pytest.raises(RuntimeError, match="ignore_index is not supported for floating"):
+            lib.nn.functional.cross_entropy(lib.tensor(x), lib.tensor(p), ignore_index=1)
+        # probabilities of another float dtype: both promoted (float64 here)
+        xf = lib.tensor(x).float().requires_grad_()
+        loss = lib.nn.functional.cross_entropy(xf, lib.tensor(p))
+        loss.backward()
+        got.append((str(loss.dtype), str(xf.grad.dtype), loss.item(), xf.grad.numpy()))
+    (tl, tg, tv, tgr), (nl, ng, nv, ngr) = got
+    assert tl.split(".")[-1] == nl.split(".")[-1] == "float64"
+    assert tg.split(".")[-1] == ng.split(".")[-1] == "float32"
+    np.testing.assert_allclose(nv, tv, rtol=1e-6)
+    np.testing.assert_allclose(ngr, tgr, rtol=1e-5, atol=1e-7)

@@ -109,13 +109,11 @@ class Row:
 
     def attrs(self):
         """The int attrs by the names the op declares (`ops/registry.py`)."""
-        a = BY_NAME[self.op].a
-        return type(a)(*[int(v) for v in self.iattrs[: len(a)]])
+        return BY_NAME[self.op].unpack(self.iattrs)
 
     def float_attrs(self):
         """The float attrs by the names the op declares."""
-        f = BY_NAME[self.op].f
-        return type(f)(*[float(v) for v in self.fattrs[: len(f)]])
+        return BY_NAME[self.op].unpack_f(self.fattrs)
 
     def __repr__(self):
         return f"Row({self.op}, {self.outs} <- {self.ins}, {self.iattrs}, {self.fattrs})"

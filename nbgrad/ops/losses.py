@@ -27,6 +27,7 @@ from numba import njit, prange
 
 from nbgrad._array import contig
 
+from .._dtype import promote_types
 from .._dtype import scalar_name as _scalar_name
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.memory import vi64, view_as
@@ -464,6 +465,13 @@ def _rows(a, N, C, inner):
     return np.ascontiguousarray(a.reshape(N, C, inner).transpose(0, 2, 1)).reshape(-1)
 
 
+def _check_prob_target(x, target, ignore_index):
+    """PyTorch's error for class-probability targets (CPU and CUDA rows alike); their
+    dtype is the input's (`cross_entropy` promotes both)."""
+    if ignore_index != -100:
+        raise RuntimeError("ignore_index is not supported for floating point target")
+
+
 def cross_entropy(
     input,  # noqa: A002
     target,
@@ -492,6 +500,12 @@ def cross_entropy(
     eps = float(label_smoothing)
     if not 0.0 <= eps <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps}")
+    tt = target.dtype
+    if tt.is_floating_point and tt is not x.dtype and tuple(target.shape) == tuple(xd.shape):
+        # class probabilities of another float dtype: both promoted, as PyTorch does
+        dt = promote_types(x.dtype, tt)
+        x, target = x.to(dt), target.to(dt)
+        xd = x._data
     if x.is_cuda or target.is_cuda:
         return _cuda_class_loss(x, target, weight, ignore_index, red, eps, True)
     if xd.ndim == 2:  # the common case, without _class_layout's generality
@@ -502,13 +516,7 @@ def cross_entropy(
     prob = td.dtype.kind == "f" and td.shape == xd.shape
     w, has_w = _check_weight(weight, C, x, None if prob else "nll_loss_forward")
     if prob:
-        if ignore_index != -100:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        if target.dtype is not x.dtype:
-            raise RuntimeError(
-                f"expected scalar type {_scalar_name(x.dtype)} but found "
-                f"{_scalar_name(target.dtype)}"
-            )
+        _check_prob_target(x, target, ignore_index)
         t = _rows(td, N, C, inner)
     else:
         t = _check_index_target(x, target, N, inner, out_shape, "nll_loss")
@@ -898,13 +906,7 @@ def _cuda_class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
     lp = log_softmax_of(rows, -1) if log_softmax else rows
     ign = int(ignore_index)
     if prob:
-        if ign != -100:
-            raise RuntimeError("ignore_index is not supported for floating point target")
-        if target.dtype is not x.dtype:
-            raise RuntimeError(
-                f"expected scalar type {_scalar_name(x.dtype)} but found "
-                f"{_scalar_name(target.dtype)}"
-            )
+        _check_prob_target(x, target, ign)
         tp, ti = _cuda_class_rows(target, N, C, inner), dev_ints([0])[0]
     else:
         host = Tensor._make(td.host(), -1, False)

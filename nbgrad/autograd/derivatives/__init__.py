@@ -87,13 +87,11 @@ class Row:
 
     def attrs(self):
         """The row's integer attributes by the names its op declares (`ops/registry.py`)."""
-        a = BY_NAME[self.name].a
-        return type(a)(*[int(v) for v in self.iattrs[: len(a)]])
+        return BY_NAME[self.name].unpack(self.iattrs)
 
     def float_attrs(self):
         """The row's float attributes by the names its op declares."""
-        f = BY_NAME[self.name].f
-        return type(f)(*[float(v) for v in self.fattrs[: len(f)]])
+        return BY_NAME[self.name].unpack_f(self.fattrs)
 
     @property
     def iattrs(self):
