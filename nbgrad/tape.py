@@ -436,7 +436,7 @@ class Tape:
             self.saved[:m] = self.saved[kept]
             self.saved[m : self.n] = None
             self.n = m
-            self.free = np.flatnonzero(live == 0)[::-1].tolist()
+            self.free[:] = np.flatnonzero(live == 0)[::-1].tolist()  # in place: ops hold it
             for s in [s for s in list(self.watch) if not live[s]]:
                 self.watch.pop(s, None)
             for s in [s for s in list(self.hooks) if not live[s]]:

@@ -15,6 +15,7 @@ import numpy as np
 from nbgrad._array import contig
 
 from .._atomic import deferred, interruptible
+from .._mt import CRITICAL, MT, register
 from ..backends.cpu import dispatch
 from ..backends.cpu import walk as _walk  # noqa: F401  (see below)
 from ..backends.cpu.memory import address
@@ -22,11 +23,10 @@ from ..backends.cpu.plan import accumulate, finish, plan, read
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
-from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, TAPE
+from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
 from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
 from . import hooks, saved_hooks, versions
-from .function import LAST_SEQ as _LAST_CUSTOM
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -153,9 +153,10 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
     ins = np.array(wanted, np.int64) if restrict else _EMPTY
     arena = T.arena
     T.arena = _NO_ARENA  # a nested backward (inside a custom Function) gets its own
-    rows, arena, used, leaves, freed, missing = plan(
-        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark, arena
-    )
+    rows, arena, used, leaves, freed, missing, oldest, custom = plan(
+        T.R, T.I, T.S, T.n, roots, ins, restrict, T.gaddr, T.ginit, dispatch.FN, T.mark, arena,
+        _CUSTOM_CODE,
+    )  # fmt: skip
     try:
         if freed >= 0:
             raise RuntimeError(SECOND_BACKWARD)
@@ -163,7 +164,7 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
             dispatch.ensure([(int(m) // 2, int(m) % 2) for m in missing if m // 2 != _CUSTOM_CODE])
         # before any kernel runs: saved values written in place since (one comparison when
         # no write happened after the oldest row), leaves whose value changed shape
-        if rows.size and versions.LAST[0] > T.R[rows[-1], R_SEQ]:
+        if versions.LAST[0] > oldest >= 0:
             versions.check(rows)
         if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
             saved_hooks.unpack_rows(rows)
@@ -189,7 +190,7 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
     done = False
     T.pinned += 1  # a custom Function's backward may record: rows must not be renumbered
     try:
-        result = _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
+        result = _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
         done = True
     finally:
         # freed only after a whole pass: one stopped by an error or Ctrl-C leaves the graph
@@ -202,13 +203,14 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
     return result
 
 
-def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result):
+def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom):
     """Supply leaf buffers, seed the roots, run the compiled sweep (returning to Python at
     custom Functions' rows) and collect the results."""
     T = TAPE
     # Python that runs inside the pass (hooks, custom backwards) may raise: leaves then get
     # fresh buffers, added to .grad once the whole pass is done (a failed pass leaves it)
-    fresh = T.hooks or hooks.NODES[0] or _custom_rows(rows)
+    fresh = T.hooks or hooks.NODES[0] or custom
+    result = {}
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
         if restrict:
@@ -303,13 +305,6 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, result)
                 del result[s]
         _retained(result)
     return result
-
-
-def _custom_rows(rows):
-    """Whether `rows` hold a custom Function's row (none recorded since the oldest: no)."""
-    if not rows.size or TAPE.R[rows[-1], R_SEQ] > _LAST_CUSTOM[0]:
-        return False
-    return bool((TAPE.R[rows, R_CODE] == _CUSTOM_CODE).any())
 
 
 def _size_error(a, b):
@@ -512,29 +507,43 @@ def _backward(tensors, grad_tensors, retain_graph, create_graph, inputs, grad_va
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         _backward_graph(outputs, grads, retain, ins)
         return
-    # under the lock: the slots of the result still name the same leaves, and .grad
-    # accumulation is not interleaved with another thread's; Ctrl-C comes after it
-    with TAPE.guard(), deferred():
-        if inputs is not None:
-            ins = _tuple(inputs)
-            if not ins:
-                raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-            res = _run(outputs, seeds, retain, ins, True)
-            for t in ins:
-                buf = res.get(t._slot)
-                if buf is not None:
-                    _accumulate_grad(t, buf)
-            return
-        res = _run(outputs, seeds, retain, None, True)
-        for s, buf in res.items():
-            ref = TAPE.watch.get(s)
-            t = ref() if ref is not None else None
-            if t is None:
-                continue
-            if buf is None:  # accumulated into .grad in place by the sweep
-                versions.bump(t._grad._data)
-            else:
+    # the slots of the result still name the same leaves, and .grad accumulation is not
+    # interleaved with another thread's: under the tape's lock once several threads use
+    # nbgrad, else lock-free (this frame is CRITICAL: a second thread waits for it, see
+    # _mt.py; the lock costs ~1% of a small graph's backward). Ctrl-C comes after it.
+    register()
+    if MT.on:
+        with TAPE.lock, deferred():
+            _backward_pass(outputs, seeds, retain, inputs)
+    else:
+        with deferred():
+            _backward_pass(outputs, seeds, retain, inputs)
+
+
+CRITICAL.add(_backward.__code__)
+
+
+def _backward_pass(outputs, seeds, retain, inputs):
+    if inputs is not None:
+        ins = _tuple(inputs)
+        if not ins:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        res = _run(outputs, seeds, retain, ins, True)
+        for t in ins:
+            buf = res.get(t._slot)
+            if buf is not None:
                 _accumulate_grad(t, buf)
+        return
+    res = _run(outputs, seeds, retain, None, True)
+    for s, buf in res.items():
+        ref = TAPE.watch.get(s)
+        t = ref() if ref is not None else None
+        if t is None:
+            continue
+        if buf is None:  # accumulated into .grad in place by the sweep
+            versions.bump(t._grad._data)
+        else:
+            _accumulate_grad(t, buf)
 
 
 def _seed_tensors(outputs, grad_outputs, nb):

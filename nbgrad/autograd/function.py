@@ -19,12 +19,11 @@ from nbgrad._array import contig
 from .._atomic import deferred
 from ..ops.recording import needs_record, slot_of
 from ..ops.registry import BY_NAME, CUSTOM
-from ..tape import R_SAVED, R_SEQ, SAVES_NONE, TAPE, _set_slot
+from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
 from ..tensor import Tensor
 from .grad_mode import no_grad
 
 _CODE = BY_NAME[CUSTOM].code
-LAST_SEQ = [-1]  # recording stamp of the newest custom Function row (engine._custom_rows)
 
 
 class FunctionCtx:
@@ -249,7 +248,6 @@ class Function:
         with TAPE.guard(), deferred():  # row k stays row k, and is whole, until this is done
             out_slots = tuple(TAPE.new_slot() for _ in diff)
             k = TAPE.record(_CODE, dt, out_slots, diff[0]._data, in_slots, saved=ctx)
-            LAST_SEQ[0] = int(TAPE.R[k, R_SEQ])
             if not ctx.to_save:  # nothing to free: may run backward again, as in PyTorch
                 TAPE.R[k, R_SAVED] = SAVES_NONE
             for s, w in zip(out_slots, diff):

@@ -42,7 +42,6 @@ _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
 
 codegen.build()
 K = codegen.K
-_DT = {"f": 0, "d": 1}
 _make = Tensor._make
 _TAPE_ADDR = TAPE.desc_addr
 _TT = TENSOR_TYPES  # exact types taking the fast paths (Tensor, nn.Parameter)
@@ -306,6 +305,9 @@ def as_tensor_like(x, like):
 # runs it again. TAPE.saved is None beyond the tape's end, so rows saving nothing skip it.
 # A Tensor is built only once the op succeeded: its __del__ reads every field.
 _new = object.__new__
+# the dtypes with fast kernels, compared by identity (NumPy's own float dtypes are singletons;
+# any other float dtype, e.g. byte-swapped, takes the general path)
+F64, F32 = np.dtype(np.float64), np.dtype(np.float32)
 
 
 def _saver(saves, names):
@@ -336,7 +338,6 @@ def _fast_unary(name, locked=False):
     """The fast function of a unary op. Recording, it changes the tape lock-free while one
     thread uses nbgrad; with several (`_mt.MT.on`) it runs its twin built with `locked`,
     under the tape's lock (whose `with` costs as much as a fifth of the op)."""
-    code = _OP[name].code
     k1, kp, rec = (getattr(K, n) for n in (f"fwd_{name}", f"fwd_{name}_par", f"rec_{name}"))
     save = _saver(_UNARY_SAVES[name], ("x", "y"))
     mode = SAVES_NONE if save is None else SAVES_LIVE
@@ -344,15 +345,18 @@ def _fast_unary(name, locked=False):
     L = T.lock
     twin = None if locked else _fast_unary(name, True)
     M = _HELD if locked else MT  # the twin runs under the lock already
-    H = T.handles  # a list the tape only ever extends
+    H, FREE = T.handles, T.free  # lists the tape changes in place, never replaces
 
     def f(x, *, out=None):
         if out is not None:  # PyTorch's `out=` (nbgrad/_out.py checks and writes it)
             return OUT_WRITER[0](name, f, (x,), out)
-        if type(x) not in _TT or x._data.dtype.kind != "f":
+        if type(x) not in _TT:
             return unary(name, x)
         d = x._data
-        res = np.empty(d.shape, d.dtype)
+        dt = d.dtype
+        if dt is not F64 and dt is not F32:
+            return unary(name, x)
+        res = np.empty(d.shape, dt)
         if x._rg and STATE.enabled:
             if M.on:
                 with L:
@@ -360,19 +364,14 @@ def _fast_unary(name, locked=False):
             sx = x._slot
             if sx < 0:
                 sx = T.leaf_slot(x)
-            s = T.free.pop() if T.free else T.new_slot()
+            s = FREE.pop() if FREE else T.new_slot()
             H[s] = 1
-            if d.size < PAR_MIN:
+            k = rec(d, res, _TAPE_ADDR, s, sx, mode)
+            if k < 0:
+                T.reserve(3, 1)
                 k = rec(d, res, _TAPE_ADDR, s, sx, mode)
-                if k < 0:
-                    T.reserve(3, 1)
-                    k = rec(d, res, _TAPE_ADDR, s, sx, mode)
-                if save is not None:
-                    T.saved[k] = save(d, res)
-            else:
-                kp(d, res)
-                sv = None if save is None else save(d, res)
-                T.record_small(code, _DT[d.dtype.char], s, res, 1, sx, 0, 0, 0.0, sv)
+            if save is not None:
+                T.saved[k] = save(d, res)
             t = _new(Tensor)
             t._data = res
             t._slot = s
@@ -397,7 +396,6 @@ def _fast_unary(name, locked=False):
 
 
 def _fast_binary(name, locked=False):
-    c_tt = _OP[name].code
     k_tt, k_par = getattr(K, f"fwd_{name}"), getattr(K, f"fwd_{name}_par")
     k_ts, k_st = getattr(K, f"fwd_{name}_ts"), getattr(K, f"fwd_{name}_st")
     r_tt, r_ts, r_st = (getattr(K, f"rec_{name}{v}") for v in ("", "_ts", "_st"))
@@ -409,14 +407,15 @@ def _fast_binary(name, locked=False):
     L = T.lock
     twin = None if locked else _fast_binary(name, True)  # see _fast_unary
     M = _HELD if locked else MT
-    H = T.handles
+    H, FREE = T.handles, T.free
 
     def f(a, b):
         if type(a) in _TT:
             da = a._data
+            dt = da.dtype
             tb = type(b)
-            if (tb is float or tb is int) and da.dtype.kind == "f":  # tensor op scalar
-                out = np.empty(da.shape, da.dtype)
+            if (tb is float or tb is int) and (dt is F64 or dt is F32):  # tensor op scalar
+                out = np.empty(da.shape, dt)
                 c = float(b)
                 if a._rg and STATE.enabled:
                     if M.on:
@@ -425,7 +424,7 @@ def _fast_binary(name, locked=False):
                     sa = a._slot
                     if sa < 0:
                         sa = T.leaf_slot(a)
-                    s = T.free.pop() if T.free else T.new_slot()
+                    s = FREE.pop() if FREE else T.new_slot()
                     H[s] = 1
                     k = r_ts(da, c, out, _TAPE_ADDR, s, sa, m_ts)
                     if k < 0:
@@ -448,8 +447,9 @@ def _fast_binary(name, locked=False):
                 return t
             if tb in _TT:
                 db = b._data
-                if da.shape == db.shape and da.dtype == db.dtype and da.dtype.kind == "f":
-                    out = np.empty(da.shape, da.dtype)
+                sh = da.shape
+                if db.dtype is dt and (dt is F64 or dt is F32) and sh == db.shape:
+                    out = np.empty(sh, dt)
                     if (a._rg or b._rg) and STATE.enabled:
                         if M.on:
                             with L:
@@ -460,20 +460,14 @@ def _fast_binary(name, locked=False):
                         sb = b._slot
                         if sb < 0:
                             sb = T.leaf_slot(b)
-                        s = T.free.pop() if T.free else T.new_slot()
+                        s = FREE.pop() if FREE else T.new_slot()
                         H[s] = 1
-                        if da.size < PAR_MIN:
+                        k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
+                        if k < 0:
+                            T.reserve(3, 1)
                             k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
-                            if k < 0:
-                                T.reserve(3, 1)
-                                k = r_tt(da, db, out, _TAPE_ADDR, s, sa, sb, m_tt)
-                            if sv_tt is not None:
-                                T.saved[k] = sv_tt(da, db, out)
-                        else:
-                            k_par(da, db, out)
-                            sv = None if sv_tt is None else sv_tt(da, db, out)
-                            dt = _DT[da.dtype.char]
-                            T.record_small(c_tt, dt, s, out, 2, sa, sb, 0, 0.0, sv)
+                        if sv_tt is not None:
+                            T.saved[k] = sv_tt(da, db, out)
                         t = _new(Tensor)
                         t._data = out
                         t._slot = s
@@ -492,8 +486,9 @@ def _fast_binary(name, locked=False):
                     return t
         elif type(b) in _TT and (type(a) is float or type(a) is int):  # scalar op tensor
             db = b._data
-            if db.dtype.kind == "f":
-                out = np.empty(db.shape, db.dtype)
+            dt = db.dtype
+            if dt is F64 or dt is F32:
+                out = np.empty(db.shape, dt)
                 c = float(a)
                 if b._rg and STATE.enabled:
                     if M.on:
@@ -502,7 +497,7 @@ def _fast_binary(name, locked=False):
                     sb = b._slot
                     if sb < 0:
                         sb = T.leaf_slot(b)
-                    s = T.free.pop() if T.free else T.new_slot()
+                    s = FREE.pop() if FREE else T.new_slot()
                     H[s] = 1
                     k = r_st(c, db, out, _TAPE_ADDR, s, sb, m_st)
                     if k < 0:

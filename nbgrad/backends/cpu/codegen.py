@@ -43,13 +43,20 @@ PAR_MIN = {PAR_MIN}
 '''
 
 
-def _fused(fname, params, code, nin, ins, nf, f0):
-    """`fname` = forward kernel then append its tape row, in one compiled call."""
+def _fused(fname, params, code, nin, ins, nf, f0, par=False):
+    """`fname` = forward kernel then append its tape row, in one compiled call. `par`: the
+    forward runs in parallel from PAR_MIN elements on (the test is here, not in the
+    Python fast path, where reading `.size` costs a tenth of the op's overhead)."""
+    fwd = f"fwd_{fname}({params})"
+    if par:
+        fwd = (
+            f"if out.size >= PAR_MIN:\n        fwd_{fname}_par({params})\n    else:\n        {fwd}"
+        )
     return f"""
 
 @njit(cache=True, error_model="numpy")
 def rec_{fname}({params}, tape, s_out, {ins}, saves):
-    fwd_{fname}({params})
+    {fwd}
     dt = 0 if out.itemsize == 4 else 1
     return record_small_at_end(
         tape, {code}, dt, s_out, out, {nin}, {ins if nin == 2 else ins + ", 0"}, {nf}, {f0}, saves)
@@ -101,7 +108,7 @@ def _fwd_unary(name, f):
         return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    out[i] = {e}\n"
 
     return (
-        _fused(name, "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0")
+        _fused(name, "x, out", registry.BY_NAME[name].code, 1, "s_x", 0, "0.0", True)
         + _flat(f"fwd_{name}", "x, out", "x out", _split(loop("range"), body, "x", 4))
         + _flat(f"fwd_{name}_par", "x, out", "x out", _split(loop("prange"), body, "x", 4), True)
     )
@@ -185,7 +192,7 @@ def vjp_{name}(T, k, V):
 
 def _fwd_binary(name, f):
     fused = "".join(
-        _fused(name + v, params, registry.BY_NAME[name + v].code, nin, ins, nf, f0)
+        _fused(name + v, params, registry.BY_NAME[name + v].code, nin, ins, nf, f0, v == "")
         for v, params, nin, ins, nf, f0 in (
             ("", "a, b, out", 2, "s_a, s_b", 0, "0.0"),
             ("_ts", "a, c, out", 1, "s_a", 1, "c"),
