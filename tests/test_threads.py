@@ -286,3 +286,41 @@ print(ok, len(bad))
 
 def test_tracing_in_one_thread_leaves_others_alone():
     assert _run(TRACE) == ["True", "0"]
+
+
+BACKWARD_THEN_THREAD = """
+import threading, time, nbgrad as torch
+order, res, inside = [], {}, threading.Event()
+
+class Slow(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        inside.set()
+        time.sleep(0.3)  # the other thread starts recording meanwhile
+        order.append("backward")
+        return g * 2
+
+def other():
+    inside.wait()
+    y = torch.ones(4, requires_grad=True)
+    (y * 3).sum().backward()
+    order.append("other")
+    res["other"] = y.grad.tolist()
+
+t = threading.Thread(target=other)
+t.start()
+x = torch.ones(4, requires_grad=True)
+Slow.apply(x).sum().backward()
+t.join()
+print(*order, x.grad.tolist() == [2.0] * 4, res["other"] == [3.0] * 4)
+"""
+
+
+def test_second_thread_waits_for_a_lock_free_backward():
+    # while one thread uses nbgrad, .backward() runs without the tape's lock; a thread
+    # that starts recording during it must wait until the pass is over
+    assert _run(BACKWARD_THEN_THREAD) == ["backward", "other", "True", "True"]
