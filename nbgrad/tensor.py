@@ -102,6 +102,10 @@ class Tensor:
 
     @_version.setter
     def _version(self, value):  # `t._version += 1`: one in-place write
+        self._bump()
+
+    def _bump(self):
+        """Count one in-place write (what `t._version += 1` does, without reading it)."""
         _ver.bump(self._data)
         a = self._aux
         if a is not None and a[2]:  # views of this tensor that are copies see it

@@ -164,7 +164,7 @@ class Optimizer:
             )
         round_stepped(stepped)  # a half parameter holds half values (computed in float32)
         for p in stepped:  # written in place, as PyTorch's in-place updates count
-            p._version += 1
+            p._bump()
         return loss
 
     def _row(self, group, p, g, st):
