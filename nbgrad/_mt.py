@@ -15,8 +15,9 @@ threads, which a lock gives; but on this machine an uncontended `with lock:` cos
 
 Passes that are not per op (growing or compacting the tape) take the lock in either
 mode; `.backward()`, the most frequent of them, is CRITICAL code instead while one thread
-uses nbgrad (the lock cost ~1% of a small graph's backward). A thread must read `STATE` before it first takes the lock (`register()`),
-so that it never waits for the first thread while holding what that thread needs.
+uses nbgrad (the lock cost ~1% of a small graph's backward). A thread must read `STATE`
+before it first takes the lock (`register()`), so that it never waits for the first thread
+while holding what that thread needs.
 
 `STATE.enabled` is the grad mode, per thread as in PyTorch: a new thread starts with
 gradients enabled (the class attribute), whatever mode the thread that started it is in.

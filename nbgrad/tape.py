@@ -281,7 +281,9 @@ class Tape:
         self.desc[D_BLIM] = SAVED_BYTES_LIMIT
         self.desc_addr = address(self.desc)
         self.ctr = self.desc[D_N : D_FPOS + 1]  # rows, payload ints, float attrs used
-        self.handles = [0] * slots  # live tensors per slot
+        # live tensors per slot, and the free slots: ops and Tensor.__del__ hold these lists,
+        # so they are changed in place, never replaced
+        self.handles = [0] * slots
         self.free = list(range(slots - 1, -1, -1))
         self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
         self.hooks = {}  # slot -> {id: hook}: Tensor.register_hook, kept while the slot is
@@ -436,7 +438,9 @@ class Tape:
             self.saved[:m] = self.saved[kept]
             self.saved[m : self.n] = None
             self.n = m
-            self.free[:] = np.flatnonzero(live == 0)[::-1].tolist()  # in place: ops hold it
+            free = np.flatnonzero(live == 0)[::-1].tolist()
+            self.free.clear()  # the same list (ops hold it), a buffer of the new length
+            self.free.extend(free)
             for s in [s for s in list(self.watch) if not live[s]]:
                 self.watch.pop(s, None)
             for s in [s for s in list(self.hooks) if not live[s]]:

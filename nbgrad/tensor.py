@@ -19,6 +19,7 @@ from .autograd.grad_mode import STATE
 from .tape import MAXD, R_SEQ, S_ADDR, S_PROD, TAPE, too_many_dims
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
+_HANDLES = TAPE.handles  # live tensors per slot (the tape extends it in place, never replaces it)
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
 _DT_BY_CHAR["q"] = _dtype.int64
 
@@ -135,8 +136,8 @@ class Tensor:
             return
         if s >= 0:
             try:
-                TAPE.handles[s] -= 1
-            except (AttributeError, TypeError):  # interpreter shutdown
+                _HANDLES[s] -= 1
+            except TypeError:  # interpreter shutdown
                 pass
 
     # -- metadata ------------------------------------------------------------------
