@@ -159,7 +159,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     the batched losses, seeded with the identity, gives each sample's gradient (its
     per-sample cotangents stay diagonal: docs/functional.md), without a copy of the
     parameters per sample. None where this does not apply."""
-    from ..autograd.derivatives.per_sample import identity_seed
+    from ..autograd.derivatives.per_sample import identity_seed, shared_grads
     from .vmap import _flatten, _unflatten
 
     if len(LEVELS) != 1:
@@ -182,13 +182,24 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     losses = losses if losses.dim() == 1 else losses.reshape(-1)
     B = losses.shape[0]
     if losses.requires_grad:
-        seed = identity_seed(B, losses.dtype)
-        gs = _grad(losses, leaves, seed, allow_unused=True,
-                   materialize_grads=True, is_grads_batched=True)  # fmt: skip
+        gs = shared_grads(losses, leaves)
+        if gs is not None:  # one compiled sweep (None where it does not apply)
+            gs = [_per_sample(g, x, B) for g, x in zip(gs, leaves)]
+        else:
+            seed = identity_seed(B, losses.dtype)
+            gs = _grad(losses, leaves, seed, allow_unused=True,
+                       materialize_grads=True, is_grads_batched=True)  # fmt: skip
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
     gs = _regroup([wrap(g.detach() if g._rg else g, lvl) for g in gs], trees)
     return gs, out.detach(), aux
+
+
+def _per_sample(g, x, B):
+    """A per-sample gradient array as a Tensor (None: zeros, for a leaf out of the graph)."""
+    if g is None:
+        return _zeros(x).unsqueeze(0).expand(B, *x.shape)
+    return Tensor._make(g, -1, False)
 
 
 def tracing():
