@@ -192,7 +192,7 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
     gs = _regroup([wrap(g.detach() if g._rg else g, lvl) for g in gs], trees)
-    return gs, out.detach(), aux
+    return gs, wrap(out._v.detach(), lvl), aux
 
 
 def _per_sample(g, x, B):
