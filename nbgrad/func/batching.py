@@ -1048,6 +1048,36 @@ def _fast_unary(w, f, owner, name):
     return u
 
 
+def _fast_whole(name):
+    """x.sum() (mean, amax, amin) of a batched tensor: over each sample's dims, as
+    `dim_rule` computes it."""
+    slow = vars(BatchedTensor)[name]
+
+    def m(self, *args, **kwargs):
+        v = self._v
+        if args or kwargs or v.dim() < 2:
+            return slow(self, *args, **kwargs)
+        return wrap(getattr(v, name)(tuple(range(1, v.dim()))), self._lvl)
+
+    m.__name__ = name
+    return m
+
+
+_LINEAR: list = []  # nn.functional.linear itself (while vmap runs, its name holds a wrapper)
+
+
+def _fast_rmatmul(self, other):
+    """matrix @ batched vector: one linear layer over the samples, as `matmul` computes it."""
+    v = self._v
+    if type(other) is Tensor and other._data.ndim == 2 and v.dim() == 2 and type(v) is Tensor:
+        if not _LINEAR:
+            import nbgrad.nn.functional as F
+
+            _LINEAR.append(next(o["linear"] for owner, _, o in _plan()[0] if owner is F))
+        return wrap(_LINEAR[0](v, other), self._lvl)
+    return _SLOW_RMATMUL(self, other)
+
+
 def _setup():
     import types
 
@@ -1082,3 +1112,7 @@ _setup()
 for _n in ("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ "
            "__pow__ __rpow__").split():  # fmt: skip
     setattr(BatchedTensor, _n, _fast_binary(_n))
+for _n in _WHOLE:
+    setattr(BatchedTensor, _n, _fast_whole(_n))
+_SLOW_RMATMUL = BatchedTensor.__rmatmul__
+BatchedTensor.__rmatmul__ = _fast_rmatmul

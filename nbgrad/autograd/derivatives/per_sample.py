@@ -84,7 +84,7 @@ def shared_grads(losses, leaves):
     enters (summed over the samples there: a linear layer's weight, a broadcast operand).
     Only those rows' parameter inputs take the per-sample rules below, from their outputs'
     gradients. Returns one (B, *shape) array per leaf."""
-    from .. import engine, graph  # (they import this module)
+    from .. import engine, graph  # (they import this module: bound here once loaded)
 
     T = TAPE
     B = losses._data.shape[0]
