@@ -84,8 +84,11 @@ def shared_grads(losses, leaves):
     enters (summed over the samples there: a linear layer's weight, a broadcast operand).
     Only those rows' parameter inputs take the per-sample rules below, from their outputs'
     gradients. Returns one (B, *shape) array per leaf."""
-    from .. import engine, graph  # (they import this module: bound here once loaded)
+    if not _SWEEPS:
+        from .. import engine, graph  # (they import this module)
 
+        _SWEEPS[:] = engine, graph
+    engine, graph = _SWEEPS
     T = TAPE
     B = losses._data.shape[0]
     if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
@@ -123,7 +126,7 @@ def shared_grads(losses, leaves):
             d = res.get(o)
             if d is None:
                 continue
-            mask = tuple(bool(w) and j in params for j, w in enumerate(rg))
+            mask = tuple([j in params for j in range(len(ins))])
             row = Row(k, OPS[code].name, 1, (B,), outs, ins, shapes, mask)
             gins = vjp(row, Diag(d.reshape(shapes[o])))
             if gins is None:
@@ -141,6 +144,7 @@ def shared_grads(losses, leaves):
     return out
 
 
+_SWEEPS: list = []  # the modules autograd.engine and autograd.graph, once loaded
 _ONES: dict = {}  # (batch size, dtype) -> the seed of shared_grads' sweep (only read)
 
 
