@@ -248,13 +248,25 @@ def _run(func, dims, leaves, args, kwargs, out_dims, randomness, B):
                for x, d in zip(leaves, dims)]  # fmt: skip
         f = batching.WRAPPER.get(id(func), func)  # vmap(torch.sin): the batched entry
         out = f(*(ins if args is None else _unflatten(args, ins)), **kwargs)
-        odims = _out_dims(out_dims, out, func)
-        res = [_unbatch(o, d, lvl, B, func) for o, d in zip(_flatten(out), odims)]
+        if out_dims == 0 and type(out_dims) is int and _batched_at(out, lvl):
+            res = None  # the usual result: the batch values as they are
+        else:
+            odims = _out_dims(out_dims, out, func)
+            res = [_unbatch(o, d, lvl, B, func) for o, d in zip(_flatten(out), odims)]
     finally:
         del LEVELS[lvl]
         if not LEVELS:
             batching.uninstall()
+    if res is None:
+        return out._v if type(out) is BatchedTensor else tuple(o._v for o in out)
     return _unflatten(out, res)
+
+
+def _batched_at(out, lvl):
+    """Whether out is a tensor, or a plain tuple of tensors, batched at level lvl."""
+    if type(out) is BatchedTensor:
+        return out._lvl == lvl
+    return type(out) is tuple and all(type(o) is BatchedTensor and o._lvl == lvl for o in out)
 
 
 def _unbatch(o, d, lvl, B, func):
