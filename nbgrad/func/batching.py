@@ -1115,4 +1115,4 @@ for _n in ("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtr
 for _n in _WHOLE:
     setattr(BatchedTensor, _n, _fast_whole(_n))
 _SLOW_RMATMUL = BatchedTensor.__rmatmul__
-BatchedTensor.__rmatmul__ = _fast_rmatmul
+BatchedTensor.__rmatmul__ = _fast_rmatmul  # type: ignore[method-assign]

@@ -97,7 +97,7 @@ def shared_grads(losses, leaves):
         return None  # (the Diag walk keeps their behaviour)
     root = losses._slot
     want = {t._slot: i for i, t in enumerate(leaves)}
-    shapes: dict = {}
+    shapes = {}  # slot -> shape, filled by the walk
     with T.pin():
         rows = graph._walk([root], (), want, shapes, True)
         plan = _classify(rows, root, want, shapes, B)
@@ -113,9 +113,9 @@ def shared_grads(losses, leaves):
         targets.update(s for s in want if s in region)
         refs = [leaves[want[s]] if s in want else _Slot(s) for s in targets]
         res = engine._run([losses], [_ones(B, losses._data.dtype)], True, refs) if refs else {}
-        if root in targets or any(o == root for o, _ in boundary.values()):
+        if any(o == root for o, _ in boundary.values()):
             res[root] = np.ones(B, losses._data.dtype)  # (a rule's result may alias d)
-        out: list = [None] * len(leaves)
+        out = [None] * len(leaves)
         for s, i in want.items():
             d = res.get(s)
             if s in region and d is not None:
