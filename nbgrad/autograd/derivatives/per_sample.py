@@ -9,7 +9,9 @@ that keep rows apart (elementwise ops, reshapes that keep dim 0, linear layers o
 rows) map a `Diag` to a `Diag`, or to an ordinary batched cotangent where they sum over
 the rows (a weight's gradient: one per sample); any other row gets the dense form.
 
-Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays.
+Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays; per-sample
+gradients w.r.t. shared parameters take `shared_grads` first, which needs the rules only
+where the parameters enter.
 """
 
 import numpy as np
