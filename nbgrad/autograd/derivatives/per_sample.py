@@ -95,13 +95,15 @@ def shared_grads(losses, leaves):
     B = losses._data.shape[0]
     if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
         return None
-    if T.hooks or saved_hooks.PACKED or hooks.NODES[0] or hooks.ANOMALY[0] or hooks.MULTI:
+    if saved_hooks.PACKED or hooks.NODES[0] or hooks.ANOMALY[0] or hooks.MULTI:
         return None  # (the Diag walk keeps their behaviour)
     root = losses._slot
     want = {t._slot: i for i, t in enumerate(leaves)}
     shapes = {}  # slot -> shape, filled by the walk
     with T.pin():
         rows = graph._walk([root], (), want, shapes, True)
+        if T.hooks and any(T.hooks.get(s) for s in shapes):
+            return None  # gradient hooks in the graph: the Diag walk (which skips them)
         plan = _classify(rows, root, want, shapes, B)
         if plan is None:
             return None
