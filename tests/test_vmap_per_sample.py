@@ -192,3 +192,28 @@ def test_saved_tensor_hooks_take_the_diag_walk(took):
         out = [t.numpy() for t in g(ps, nb.tensor(XB), nb.tensor(YB))]
     _check([out, ref])
     assert packed and took == [False]
+
+
+def test_repeated_calls_follow_their_arguments(took):
+    """One vmap(grad) object called again with other parameters, another batch size and a
+    loss that changes between calls: each result is fresh (nothing is kept from a call)."""
+    choice = ["tanh"]
+
+    def build(m):
+        def loss(p, x, y):
+            h = getattr(m, choice[0])(p[0] @ x)
+            return ((p[1] @ h - y[0]) ** 2).sum()
+
+        return loss
+
+    fns = {m: m.func.vmap(m.func.grad(build(m)), in_dims=(None, 0, 0)) for m in (nb, torch)}
+    w2 = R.standard_normal((1, 5))
+    calls = [(W1, 6, "tanh"), (W1 * 3, 6, "tanh"), (W1, 4, "tanh"), (W1, 4, "sigmoid")]
+    for w1, n, fn in calls:
+        choice[0] = fn
+        outs = []
+        for m, g in fns.items():
+            ps = (m.tensor(w1), m.tensor(w2))
+            outs.append([t.numpy() for t in g(ps, m.tensor(XB[:n]), m.tensor(YB[:n]))])
+        _check(outs)
+    assert took == [True] * len(calls)
