@@ -8,8 +8,9 @@ Groups:
                     g(x) = sum(f(x)^2) + sum(sin(x) * exp(x)), x in R^64
   per-sample-grads  per-sample gradients of a 16-32-1 tanh MLP's squared error over a
                     batch of 256: func.vmap(func.grad(loss)) over the batch in both
-                    (nbgrad's: one batched forward and one backward of the summed
-                    losses); variant "nbgrad-batched-vjp": one batched VJP
+                    (nbgrad's: one batched forward, one compiled sweep of the summed
+                    losses and per-sample rules where the parameters enter); variant
+                    "nbgrad-batched-vjp": one batched VJP
                     (is_grads_batched, seeded with eye(B): the diagonal-cotangent path)
 
 Each benchmark checks its result against a reference (finite differences or torch).

@@ -12,10 +12,13 @@ leaf's rows. Forward mode carries tangents the same way.
 import math
 import sys
 
+from ..autograd import functional as _F
+from ..autograd.derivatives import per_sample
 from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .batching import LEVELS, WRAPPER, BatchedTensor, wrap
+from .vmap import _flatten, _unflatten
 
 
 def levels():
@@ -77,8 +80,6 @@ def _leaves(args, nums):
     """The arguments with args[nums] (tensors, or tuples/lists/dicts of them) replaced by
     batched leaves; the leaves, flat; whether any was in an enclosing graph; the levels;
     and per argnum its structure, to give gradients the arguments' shape."""
-    from .vmap import _flatten, _unflatten
-
     lv = levels()
     xs, leaves, nested, trees = list(args), [], False, []
     for a in nums:
@@ -111,8 +112,6 @@ def _leaves(args, nums):
 
 def _regroup(gs, trees):
     """Flat gradients back into one structure per argnum."""
-    from .vmap import _unflatten
-
     out, k = [], 0
     for tree, n in trees:
         out.append(_unflatten(tree, gs[k : k + n]))
@@ -121,8 +120,6 @@ def _regroup(gs, trees):
 
 
 def _zeros(x):
-    from ..autograd import functional as _F
-
     return _F._zeros_like(x)
 
 
@@ -159,9 +156,6 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     the batched losses, seeded with the identity, gives each sample's gradient (its
     per-sample cotangents stay diagonal: docs/functional.md), without a copy of the
     parameters per sample. None where this does not apply."""
-    from ..autograd.derivatives.per_sample import identity_seed
-    from .vmap import _flatten, _unflatten
-
     if len(LEVELS) != 1:
         return None
     ts = [t for a in nums for t in _flatten(args[a])]
@@ -182,13 +176,24 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     losses = losses if losses.dim() == 1 else losses.reshape(-1)
     B = losses.shape[0]
     if losses.requires_grad:
-        seed = identity_seed(B, losses.dtype)
-        gs = _grad(losses, leaves, seed, allow_unused=True,
-                   materialize_grads=True, is_grads_batched=True)  # fmt: skip
+        gs = per_sample.shared_grads(losses, leaves)
+        if gs is not None:  # one compiled sweep (None where it does not apply)
+            gs = [_per_sample(g, x, B) for g, x in zip(gs, leaves)]
+        else:
+            seed = per_sample.identity_seed(B, losses.dtype)
+            gs = _grad(losses, leaves, seed, allow_unused=True,
+                       materialize_grads=True, is_grads_batched=True)  # fmt: skip
     else:
         gs = [_zeros(x).unsqueeze(0).expand(B, *x.shape) for x in leaves]
     gs = _regroup([wrap(g.detach() if g._rg else g, lvl) for g in gs], trees)
-    return gs, out.detach(), aux
+    return gs, wrap(out._v.detach(), lvl), aux
+
+
+def _per_sample(g, x, B):
+    """A per-sample gradient array as a Tensor (None: zeros, for a leaf out of the graph)."""
+    if g is None:
+        return _zeros(x).unsqueeze(0).expand(B, *x.shape)
+    return Tensor._make(g, -1, False)
 
 
 def tracing():

@@ -938,6 +938,8 @@ def _targets():
 
 
 def _make_wrapper(owner, name, f):
+    import types
+
     op = Op(owner, name, f)
     if name in RANDOM:
 
@@ -948,6 +950,9 @@ def _make_wrapper(owner, name, f):
 
         def w(*args, **kwargs):
             return dispatch(op, args, kwargs)
+
+        if RULES.get(name) is ew and isinstance(owner, types.ModuleType):
+            w = _fast_unary(w, f, owner, name)
 
     w.__name__, w.__qualname__, w.__doc__ = f.__name__, f.__qualname__, f.__doc__
     w.__wrapped__ = f
@@ -1008,6 +1013,71 @@ def _batched_method(name):
     return m
 
 
+_NUMBER = (int, float)
+
+
+def _fast_binary(name):
+    """An arithmetic operator of a batched tensor with a Python number, a plain tensor of
+    no higher rank or a tensor batched at the same level and rank: the op on the batch
+    value, as the elementwise rule computes it (no aligning needed); else the rule."""
+    f, slow = _SYNTAX[name], vars(BatchedTensor)[name]
+
+    def m(self, other):
+        t = type(other)
+        if t in _NUMBER or (t is Tensor and other._data.ndim <= self._v.dim() - 1):
+            return wrap(f(self._v, other), self._lvl)
+        if t is BatchedTensor and other._lvl == self._lvl and other._v.dim() == self._v.dim():
+            return wrap(f(self._v, other._v), self._lvl)
+        return slow(self, other)
+
+    m.__name__ = name
+    return m
+
+
+def _fast_unary(w, f, owner, name):
+    """A module's unary elementwise function on one batched tensor: the function on the
+    batch value (through the module, so an outer level's value dispatches again)."""
+
+    def u(*args, **kwargs):
+        if len(args) == 1 and not kwargs and type(args[0]) is BatchedTensor:
+            v = args[0]._v
+            g = f if type(v) is not BatchedTensor else getattr(owner, name)
+            return _wrap_out(g(v), args[0]._lvl)
+        return w(*args, **kwargs)
+
+    return u
+
+
+def _fast_whole(name):
+    """x.sum() (mean, amax, amin) of a batched tensor: over each sample's dims, as
+    `dim_rule` computes it."""
+    slow = vars(BatchedTensor)[name]
+
+    def m(self, *args, **kwargs):
+        v = self._v
+        if args or kwargs or v.dim() < 2:
+            return slow(self, *args, **kwargs)
+        return wrap(getattr(v, name)(tuple(range(1, v.dim()))), self._lvl)
+
+    m.__name__ = name
+    return m
+
+
+_LINEAR: list = []  # nn.functional.linear itself (while vmap runs, its name holds a wrapper)
+
+
+def _fast_rmatmul(self, other):
+    """matrix @ batched vector: one linear layer over the samples, as `matmul` computes it."""
+    v = self._v
+    if type(other) is Tensor and other._data.ndim == 2 and v.dim() == 2 and type(v) is Tensor:
+        if not _LINEAR:
+            import nbgrad.nn.functional as F
+
+            _LINEAR.append(next(o["linear"] for owner, _, o in _plan()[0] if owner is F))
+        return wrap(_LINEAR[0](v, other), self._lvl)
+    return _SLOW_RMATMUL(self, other)
+
+
 def _setup():
     import types
 
@@ -1039,3 +1109,10 @@ for _n in EW:
 for _n in EW_INPLACE:
     RULES[_n] = ew_inplace
 _setup()
+for _n in ("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ "
+           "__pow__ __rpow__").split():  # fmt: skip
+    setattr(BatchedTensor, _n, _fast_binary(_n))
+for _n in _WHOLE:
+    setattr(BatchedTensor, _n, _fast_whole(_n))
+_SLOW_RMATMUL = BatchedTensor.__rmatmul__
+BatchedTensor.__rmatmul__ = _fast_rmatmul  # type: ignore[method-assign]

@@ -135,6 +135,10 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you "
             "are trying to vmap over a function with no inputs. The latter is unsupported."
         )
+    if type(in_dims) is tuple and len(in_dims) == len(args):
+        B = _top_size(in_dims, args)
+        if B is not None and (chunk_size is None or chunk_size >= B):
+            return _run(func, in_dims, args, None, kwargs, out_dims, randomness, B)
     if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
         raise ValueError(
             f"{_head(func, in_dims)}: expected `in_dims` to be int or a (potentially "
@@ -180,6 +184,27 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
     return _run(func, dims, leaves, args, kwargs, out_dims, randomness, B)
 
 
+def _top_size(in_dims, args):
+    """The batch size when each in_dim is None or a valid dim of a Tensor argument, the
+    sizes agreeing (the usual call: its arguments need no flattening); else None, and the
+    full checks run."""
+    B = None
+    for d, x in zip(in_dims, args):
+        if d is None:
+            continue
+        if type(d) is not int or not isinstance(x, Tensor):
+            return None
+        n = x.dim()
+        if not -n <= d < n:
+            return None
+        s = x.shape[d]
+        if B is None:
+            B = s
+        elif s != B:
+            return None
+    return B
+
+
 def _chunked(func, dims, leaves, args, kwargs, out_dims, randomness, chunk, B):
     import nbgrad
 
@@ -211,6 +236,8 @@ def _out_dims(out_dims, out, func):
 
 
 def _run(func, dims, leaves, args, kwargs, out_dims, randomness, B):
+    """func on the leaves batched by dims; args: the structure they came from (None: the
+    leaves are the arguments)."""
     lvl = batching._NEXT[0]
     batching._NEXT[0] += 1
     if not LEVELS:
@@ -220,14 +247,26 @@ def _run(func, dims, leaves, args, kwargs, out_dims, randomness, B):
         ins = [x if d is None else wrap(x if d == 0 else x.movedim(d, 0), lvl)
                for x, d in zip(leaves, dims)]  # fmt: skip
         f = batching.WRAPPER.get(id(func), func)  # vmap(torch.sin): the batched entry
-        out = f(*_unflatten(args, ins), **kwargs)
-        odims = _out_dims(out_dims, out, func)
-        res = [_unbatch(o, d, lvl, B, func) for o, d in zip(_flatten(out), odims)]
+        out = f(*(ins if args is None else _unflatten(args, ins)), **kwargs)
+        if out_dims == 0 and type(out_dims) is int and _batched_at(out, lvl):
+            res = None  # the usual result: the batch values as they are
+        else:
+            odims = _out_dims(out_dims, out, func)
+            res = [_unbatch(o, d, lvl, B, func) for o, d in zip(_flatten(out), odims)]
     finally:
         del LEVELS[lvl]
         if not LEVELS:
             batching.uninstall()
+    if res is None:
+        return out._v if type(out) is BatchedTensor else tuple(o._v for o in out)
     return _unflatten(out, res)
+
+
+def _batched_at(out, lvl):
+    """Whether out is a tensor, or a plain tuple of tensors, batched at level lvl."""
+    if type(out) is BatchedTensor:
+        return out._lvl == lvl
+    return type(out) is tuple and all(type(o) is BatchedTensor and o._lvl == lvl for o in out)
 
 
 def _unbatch(o, d, lvl, B, func):

@@ -9,14 +9,19 @@ that keep rows apart (elementwise ops, reshapes that keep dim 0, linear layers o
 rows) map a `Diag` to a `Diag`, or to an ordinary batched cotangent where they sum over
 the rows (a weight's gradient: one per sample); any other row gets the dense form.
 
-Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays.
+Used only by batched sweeps that record nothing (`graph._run`), on CPU arrays; per-sample
+gradients w.r.t. shared parameters take `shared_grads` first, which needs the rules only
+where the parameters enter.
 """
 
 import numpy as np
 
+from ...ops.registry import OPS
 from ...ops.vecloops import row_outer
+from ...tape import R_SAVED, R_SEQ, SAVES_FREED, SAVES_LIVE, TAPE
 from ...tensor import Tensor
-from . import sum_to
+from .. import hooks, saved_hooks, versions
+from . import Row, sum_to
 from .elementwise import RULES, _env
 
 
@@ -65,6 +70,155 @@ def diag_seed(g, out_shape):
     if np.count_nonzero(gd) != np.count_nonzero(d):
         return None
     return Diag(d)
+
+
+_VIEWS = ("view", "unsafe_view", "squeeze", "squeeze_dim", "unsqueeze", "clone")
+
+
+def shared_grads(losses, leaves):
+    """Per-sample gradients of `losses` (B,) w.r.t. `leaves` (shared parameters, leaves of
+    their own) by one compiled sweep, or None where this does not apply (the caller then
+    takes the Diag walk of `graph._run`).
+
+    A `Diag(d)` cotangent stands for d alone, which is the gradient of losses.sum(): so
+    where every row between the losses and the parameters keeps samples apart, the compiled
+    sweep of losses.sum() gives each `Diag` at once, down to the rows where a parameter
+    enters (summed over the samples there: a linear layer's weight, a broadcast operand).
+    Only those rows' parameter inputs take the per-sample rules below, from their outputs'
+    gradients. Returns one (B, *shape) array per leaf."""
+    if not _SWEEPS:
+        from .. import engine, graph  # (they import this module)
+
+        _SWEEPS[:] = engine, graph
+    engine, graph = _SWEEPS
+    T = TAPE
+    B = losses._data.shape[0]
+    if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
+        return None
+    if saved_hooks.PACKED or hooks.NODES[0] or hooks.ANOMALY[0] or hooks.MULTI:
+        return None  # (the Diag walk keeps their behaviour)
+    root = losses._slot
+    want = {t._slot: i for i, t in enumerate(leaves)}
+    shapes = {}  # slot -> shape, filled by the walk
+    with T.pin():
+        rows = graph._walk([root], (), want, shapes, True)
+        if T.hooks and any(T.hooks.get(s) for s in shapes):
+            return None  # gradient hooks in the graph: the Diag walk (which skips them)
+        plan = _classify(rows, root, want, shapes, B)
+        if plan is None:
+            return None
+        region, boundary = plan
+        ks = [k for k, _ in rows]
+        if ks and versions.LAST[0] > T.R.item(ks[-1], R_SEQ):
+            versions.check(ks)
+        # the sweep of losses.sum() down to the boundary rows' outputs and the leaves in
+        # the region (a leaf's Diag gradient): their gradients are the Diags' d
+        targets = {o for o, _ in boundary.values() if o != root}
+        targets.update(s for s in want if s in region)
+        refs = [leaves[want[s]] if s in want else _Slot(s) for s in targets]
+        res = engine._run([losses], [_ones(B, losses._data.dtype)], True, refs) if refs else {}
+        if any(o == root for o, _ in boundary.values()):
+            res[root] = np.ones(B, losses._data.dtype)  # (a rule's result may alias d)
+        out = [None] * len(leaves)
+        for s, i in want.items():
+            d = res.get(s)
+            if s in region and d is not None:
+                out[i] = Diag(d.reshape(shapes[s])).dense()._data
+        by_row = dict(rows)
+        for k, (o, params) in boundary.items():
+            outs, ins, code, rg = by_row[k]
+            d = res.get(o)
+            if d is None:
+                continue
+            mask = tuple([j in params for j in range(len(ins))])
+            row = Row(k, OPS[code].name, 1, (B,), outs, ins, shapes, mask)
+            gins = vjp(row, Diag(d.reshape(shapes[o])))
+            if gins is None:
+                return None  # (nothing freed yet: the caller's walk runs instead)
+            for j in params:
+                g = gins[j]
+                if g is None or type(g) is Diag:
+                    return None
+                i = want[ins[j]]
+                out[i] = g._data if out[i] is None else out[i] + g._data
+        for k in ks:  # freed as a backward without retain_graph frees them
+            if T.R.item(k, R_SAVED) == SAVES_LIVE:
+                T.R[k, R_SAVED] = SAVES_FREED
+                T.saved[k] = None
+    return out
+
+
+_SWEEPS: list = []  # the modules autograd.engine and autograd.graph, once loaded
+_ONES: dict = {}  # (batch size, dtype) -> the seed of shared_grads' sweep (only read)
+
+
+def _ones(n, dtype):
+    seed = _ONES.get((n, dtype))
+    if seed is None:
+        _ONES.clear()
+        seed = _ONES[(n, dtype)] = np.ones(n, dtype)
+    return seed
+
+
+class _Slot:
+    """A non-leaf slot as the compiled sweep's `wanted_tensors` names it."""
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, s):
+        self._slot = s
+
+
+def _classify(rows, root, want, shapes, B):
+    """For `shared_grads`: the slots that carry a `Diag` (the region) and the boundary rows
+    {row: (its output, positions of its parameter inputs)}, or None if some row does not
+    keep samples apart or a parameter enters other than as a leaf."""
+    made = {outs[0] for _, (outs, _, _, _) in rows if len(outs) == 1}
+    region, boundary = {root}, {}
+    for k, (outs, ins, code, rg) in rows:
+        if len(outs) != 1 or outs[0] not in region:
+            return None
+        name = OPS[code].name
+        params = []
+        for j, s in enumerate(ins):
+            if not rg[j] or (s not in want and s not in made):
+                continue  # no gradient wanted through this input
+            side = _side(k, name, j, B, outs, ins, rg, shapes)
+            if side == "row":
+                region.add(s)
+            elif side == "param" and s in want:
+                params.append(j)
+            else:
+                return None
+        if params:
+            boundary[k] = (outs[0], params)
+    return region, boundary
+
+
+def _side(k, name, j, B, outs, ins, rg, shapes):
+    """Whether input j of row k keeps the samples apart ("row": its cotangent is a Diag),
+    is summed over them ("param": a per-sample cotangent), or neither (None); mirrors
+    `vjp` below."""
+    sj, so = shapes[ins[j]], shapes[outs[0]]
+    if name in RULES:
+        if len(sj) == len(so) and sj[0] == B:
+            return "row"
+        return "param"
+    if name in _VIEWS:
+        return "row" if sj and sj[0] == B else None
+    if name in ("linear", "linear_nobias"):
+        if len(shapes[ins[0]]) != 2 or shapes[ins[0]][0] != B:
+            return None
+        return "row" if j == 0 else "param"
+    if name in ("sum_dim", "mean_dim"):
+        bits = Row(k, name, 1, (B,), outs, ins, shapes, rg).attrs().dims
+        return "row" if sj and sj[0] == B and not bits & 1 else None
+    if name.startswith("matmul_"):
+        other = shapes[ins[1 - j]]
+        if len(sj) + len(other) != 3 or len(sj) != 1 or rg[1 - j]:
+            return None
+        return "param"
+    return None
 
 
 def add(a, b, into=False):

@@ -1,0 +1,219 @@
+"""Per-sample gradients w.r.t. shared parameters, `vmap(grad(f), in_dims=(None, 0, ...))`,
+against torch.func: graphs the compiled sweep of the summed losses covers (linear layers
+with and without bias, tied weights, parameters broadcast in elementwise ops, reductions
+and views per sample) and graphs it hands to the Diag walk (a parameter transformed
+before use, hooks), with the path each took checked."""
+
+import numpy as np
+import pytest
+
+import nbgrad as nb
+from nbgrad.autograd.derivatives import per_sample
+
+torch = pytest.importorskip("torch")
+
+R = np.random.default_rng(7)
+XB = R.standard_normal((6, 4))
+YB = R.standard_normal((6, 3))
+W1, B1 = R.standard_normal((5, 4)) / 2, R.standard_normal(5) / 3
+W2, S = R.standard_normal((3, 5)) / 2, R.standard_normal(3)
+V, C = R.standard_normal(4), np.array(0.7)
+
+
+@pytest.fixture
+def took(monkeypatch):
+    """The paths taken: True per call of the compiled sweep, False per hand-over."""
+    seen = []
+    real = per_sample.shared_grads
+
+    def spy(losses, leaves):
+        out = real(losses, leaves)
+        seen.append(out is not None)
+        return out
+
+    monkeypatch.setattr(per_sample, "shared_grads", spy)
+    return seen
+
+
+def _per_sample(build, params, *data, dtype=np.float64, argnums=0):
+    outs = []
+    for m in (nb, torch):
+        ps = tuple(m.tensor(p.astype(dtype)) for p in params)
+        ds = [m.tensor(d.astype(dtype)) for d in data]
+        g = m.func.vmap(m.func.grad(build(m), argnums=argnums), in_dims=(None, *[0] * len(ds)))
+        outs.append([t.detach().numpy() for t in g(ps, *ds)])
+    return outs
+
+
+def _check(outs, rtol=1e-10, atol=1e-12):
+    for a, b in zip(*outs):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+
+
+def mlp_bias(m):
+    F = m.nn.functional
+
+    def loss(p, x, y):
+        w1, b1, w2, s = p[:4]
+        h = F.linear(x, w1, b1).tanh()
+        return ((F.linear(h, w2) * s - y) ** 2).mean()
+
+    return loss
+
+
+def tied(m):  # one weight in two layers: the per-sample parts add up
+    def loss(p, x, y):
+        w = p[0]
+        return ((w @ x).sigmoid() * (w @ (x * 2)).tanh()).sum() / 3
+
+    return loss
+
+
+def broadcast(m):  # parameters broadcast in elementwise ops, views and sums per sample
+    def loss(p, x, y):
+        v, c = p[4], p[5]
+        z = (x * v + c).unsqueeze(0).reshape(2, 2).exp()
+        return z.mean() * (x.sum() - c) + (y * c).sum() / (v * x + 3).abs().sum()
+
+    return loss
+
+
+def transformed(m):  # a parameter transformed before use: the Diag walk
+    def loss(p, x, y):
+        w1, b1 = p[:2]
+        return ((w1 * 2) @ x + b1).square().sum()
+
+    return loss
+
+
+@pytest.mark.parametrize("build", [mlp_bias, tied, broadcast])
+def test_compiled_sweep_matches_torch(build, took):
+    _check(_per_sample(build, (W1, B1, W2, S, V, C), XB, YB))
+    assert took and all(took)
+
+
+def test_float32(took):
+    _check(_per_sample(mlp_bias, (W1, B1, W2, S), XB, YB, dtype=np.float32), 1e-5, 1e-6)
+    assert took == [True]
+
+
+def test_transformed_parameter_takes_the_diag_walk(took):
+    _check(_per_sample(transformed, (W1, B1, W2, S), XB, YB))
+    assert took == [False]
+
+
+def test_unused_parameter_gets_zeros(took):
+    def build(m):
+        return lambda p, x, y: (p[0] @ x).tanh().sum()
+
+    outs = _per_sample(build, (W1, B1), XB, YB)
+    _check(outs)
+    assert not outs[0][1].any() and outs[0][1].shape == (6, 5)
+    assert took == [True]
+
+
+def test_a_hook_outside_the_graph_keeps_the_compiled_sweep(took):
+    t = nb.zeros(2, requires_grad=True)
+    h = t.register_hook(lambda g: g * 0)
+    try:
+        _check(_per_sample(mlp_bias, (W1, B1, W2, S), XB, YB))
+    finally:
+        h.remove()
+    assert took == [True]
+
+
+def test_graph_is_freed_after_the_sweep():
+    """The rows the sweep read are freed, as a backward without retain_graph frees them:
+    each call's memory goes back (the same call repeated keeps its results)."""
+    ps = tuple(nb.tensor(p) for p in (W1, B1, W2, S))
+    g = nb.func.vmap(nb.func.grad(mlp_bias(nb)), in_dims=(None, 0, 0))
+    first = [t.numpy().copy() for t in g(ps, nb.tensor(XB), nb.tensor(YB))]
+    for _ in range(3):
+        again = [t.numpy() for t in g(ps, nb.tensor(XB), nb.tensor(YB))]
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_inplace_write_to_a_saved_value_raises(took):
+    """A value saved for backward written in place inside the function: PyTorch's error
+    before any kernel runs, on the compiled sweep as on the Diag walk."""
+
+    def build(m):
+        def loss(p, x, y):
+            h = (p[0] @ x).sin()  # sin saves its input
+            x.mul_(2)  # (not in the graph) the product's saved input changes
+            return h.sum()
+
+        return loss
+
+    for m in (nb, torch):
+        g = m.func.vmap(m.func.grad(build(m)), in_dims=(None, 0, 0))
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            g((m.tensor(W1),), m.tensor(XB.copy()), m.tensor(YB))
+    assert took == []  # (raised inside the compiled path, before its sweep)
+
+
+def test_fast_paths_match_the_rules():
+    """Operators, unary functions, whole sums and matrix @ vector on batched tensors take
+    shortcuts to the batch value; operands of other ranks or levels take the rules."""
+    a3 = R.standard_normal((2, 6, 4))
+
+    def build(m):
+        A, P = m.tensor(W1), m.tensor(a3)
+
+        def f(x, y):
+            u = (2 * x - 1) ** 2 / (x.exp() + 1) + (x + P).sum((0, 1))  # P: a higher rank
+            v = m.tanh(A @ x) * (A @ x).sum()  # x: a vector of the batch
+            w = m.func.vmap(lambda r, s: (r * s + r).sum() + m.sin(r).mean())(x, u)
+            return u, v, w, y ** x[:3]
+
+        return f
+
+    outs = []
+    for m in (nb, torch):
+        outs.append([t.numpy() for t in m.func.vmap(build(m))(m.tensor(XB), m.tensor(YB))])
+    for a, b in zip(*outs):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_saved_tensor_hooks_take_the_diag_walk(took):
+    ref = _per_sample(mlp_bias, (W1, B1, W2, S), XB, YB)[1]  # (torch's)
+    took.clear()
+    packed = []
+
+    def pack(t):
+        packed.append(1)
+        return t
+
+    ps = tuple(nb.tensor(p) for p in (W1, B1, W2, S))
+    g = nb.func.vmap(nb.func.grad(mlp_bias(nb)), in_dims=(None, 0, 0))
+    with nb.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = [t.numpy() for t in g(ps, nb.tensor(XB), nb.tensor(YB))]
+    _check([out, ref])
+    assert packed and took == [False]
+
+
+def test_repeated_calls_follow_their_arguments(took):
+    """One vmap(grad) object called again with other parameters, another batch size and a
+    loss that changes between calls: each result is fresh (nothing is kept from a call)."""
+    choice = ["tanh"]
+
+    def build(m):
+        def loss(p, x, y):
+            h = getattr(m, choice[0])(p[0] @ x)
+            return ((p[1] @ h - y[0]) ** 2).sum()
+
+        return loss
+
+    fns = {m: m.func.vmap(m.func.grad(build(m)), in_dims=(None, 0, 0)) for m in (nb, torch)}
+    w2 = R.standard_normal((1, 5))
+    calls = [(W1, 6, "tanh"), (W1 * 3, 6, "tanh"), (W1, 4, "tanh"), (W1, 4, "sigmoid")]
+    for w1, n, fn in calls:
+        choice[0] = fn
+        outs = []
+        for m, g in fns.items():
+            ps = (m.tensor(w1), m.tensor(w2))
+            outs.append([t.numpy() for t in g(ps, m.tensor(XB[:n]), m.tensor(YB[:n]))])
+        _check(outs)
+    assert took == [True] * len(calls)
