@@ -176,15 +176,14 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 h = h0[k] if h0 is not None else None
                 c = c0[k] if lstm and c0 is not None else None
-                xg = linear(x, w_ih, b_ih)  # all steps' input projections at once
-                y = _rec.lstm(xg, w_hh, b_hh, h, c, d) if lstm else None
-                if y is not None:  # the fused recurrence: Y[0], Y[1] hold each step's h, c
+                y = _rec.lstm(x, w_ih, w_hh, b_ih, b_hh, h, c, d) if lstm else None
+                if y is not None:  # the fused layer: Y[0], Y[1] hold each step's h, c
                     last = 0 if d else seq - 1
                     outs.append(y[0])
                     hs.append(y[0, last : last + 1])  # views of Y, as (1, batch, hidden)
                     cs.append(y[1, last : last + 1])
                     continue
-                xg = xg.unbind(0)
+                xg = linear(x, w_ih, b_ih).unbind(0)  # all steps' input projections at once
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 out = [None] * seq
                 for t in steps:
