@@ -1,8 +1,10 @@
 """RNN, LSTM, GRU and their cells: PyTorch's layers, parameter names (weight_ih_l0, ...,
 so a PyTorch state_dict loads), init U(-1/sqrt(hidden), 1/sqrt(hidden)) and shapes.
 
-Each step is composed of recorded ops; the input projections of all time steps are one
-matmul per layer and direction, so a step records only the hidden projection and gates."""
+An LSTM layer and direction on CPU tensors is one fused op (`ops/recurrent.py`: one row,
+outputs as views of its result). Elsewhere (CUDA, RNN, GRU) each step is composed of
+recorded ops; the input projections of all time steps are one matmul per layer and
+direction, so a step records only the hidden projection and gates."""
 
 from __future__ import annotations
 
@@ -195,8 +197,8 @@ class RNNBase(Module):
                         h = _rnn_step(xg[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
                     out[t] = h
                 outs.append(stack(out, 0))
-                hs.append(h.unsqueeze(0))
-                cs.append(c.unsqueeze(0) if c is not None else None)
+                hs.append(stack([h], 0))
+                cs.append(stack([c], 0) if lstm else None)
             x = outs[0] if dirs == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
