@@ -6,11 +6,12 @@ nbgrad.compile against eager execution bit for bit."""
 import numpy as np
 import pytest
 from higher import check_higher
-from test_ops_helpers import needs_torch, torch
+from test_ops_helpers import gradcheck, needs_torch, torch
 
 import nbgrad as nb
 from nbgrad.autograd import forward_ad as fwAD
 from nbgrad.ops import recurrent
+from nbgrad.ops.recurrent import PLANES
 from nbgrad.ops.registry import OPS
 from nbgrad.tape import R_CODE, TAPE
 
@@ -77,37 +78,55 @@ def test_one_row_per_layer_and_direction():
     start = TAPE.n
     m(x)
     names = [OPS[int(TAPE.R[k, R_CODE])].name for k in range(start, TAPE.n)]
-    assert names.count("lstm_seq") == 2 and "sigmoid" not in names
+    assert names.count("lstm_seq") == 2 and "sigmoid" not in names and "linear" not in names
 
 
-def _fused(xg, w, b, h0, c0):
-    return recurrent.lstm(xg, w, b, h0, c0, False)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("with_state", [False, True])
+def test_gradcheck(reverse, with_state):
+    """The compiled VJP against finite differences (float64), a cotangent on every plane
+    of the op's output (states and gates)."""
+    args = [rng.standard_normal(s) * 0.5 for s in ((4, 2, 3), (8, 3), (8, 2), (8,), (8,))]
+    if with_state:
+        args += [rng.standard_normal((2, 2)) * 0.5 for _ in range(2)]
+    w = rng.standard_normal((PLANES, 4, 2, 2))
+
+    def f(x, w_ih, w_hh, b_ih, b_hh, h0=None, c0=None):
+        return (recurrent.lstm(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse) * nb.tensor(w)).sum()
+
+    gradcheck(f, *args, atol=1e-7, rtol=1e-6)
+
+
+def _fused(x, w_ih, w_hh, b, h0, c0):
+    return recurrent.lstm(x, w_ih, w_hh, b, b if b is None else b * 0.5, h0, c0, False)
 
 
 @pytest.mark.parametrize("with_state", [True, False])
 def test_higher_order(with_state):
-    """create_graph, batched cotangents and double backward (tests/higher.py)."""
-    args = [rng.standard_normal(s) * 0.5 for s in ((3, 2, 8), (8, 2), (8,))]
+    """create_graph, batched cotangents and double backward (tests/higher.py): the
+    cotangent reaches every plane of the op's output, the gates' included."""
+    args = [rng.standard_normal(s) * 0.5 for s in ((3, 2, 3), (8, 3), (8, 2), (8,))]
     if with_state:
         args += [rng.standard_normal((2, 2)) * 0.5 for _ in range(2)]
 
-        def f(xg, w, b, h0, c0):
-            return nb.sin(_fused(xg, w, b, h0, c0)) * 2
+        def f(x, w_ih, w_hh, b, h0, c0):
+            return nb.sin(_fused(x, w_ih, w_hh, b, h0, c0)) * 2
 
     else:
 
-        def f(xg, w, b):
-            return nb.sin(_fused(xg, w, b, None, None)) * 2
+        def f(x, w_ih, w_hh, b):
+            return nb.sin(_fused(x, w_ih, w_hh, b, None, None)) * 2
 
     check_higher(f, *args)
 
 
 def test_forward_mode_matches_central_differences():
-    x, w, b = (rng.standard_normal(s) * 0.5 for s in ((4, 2, 8), (8, 2), (8,)))
+    x, w_ih, w, b = (rng.standard_normal(s) * 0.5 for s in ((4, 2, 3), (8, 3), (8, 2), (8,)))
     tx, tw = rng.standard_normal(x.shape), rng.standard_normal(w.shape)
     with fwAD.dual_level():
         y = _fused(
             fwAD.make_dual(nb.tensor(x), nb.tensor(tx)),
+            nb.tensor(w_ih),
             fwAD.make_dual(nb.tensor(w), nb.tensor(tw)),
             nb.tensor(b),
             None,
@@ -116,7 +135,9 @@ def test_forward_mode_matches_central_differences():
         got = fwAD.unpack_dual(y).tangent.numpy()
 
     def at(e):
-        return _fused(nb.tensor(x + e * tx), nb.tensor(w + e * tw), nb.tensor(b), None, None)
+        return _fused(
+            nb.tensor(x + e * tx), nb.tensor(w_ih), nb.tensor(w + e * tw), nb.tensor(b), None, None
+        )
 
     eps = 1e-6
     want = (at(eps).numpy() - at(-eps).numpy()) / (2 * eps)

@@ -126,6 +126,26 @@ def gemm(ta, a, tb, b, c, beta):
         pa, pb, pc = a.ctypes.data, b.ctypes.data, c.ctypes.data
         sgemm(np.int64(ta), pa, lda, np.int64(tb), pb, ldb, pc, ldc, m, n, k, np.float64(beta))
         return
+    _blas(ta, a, lda, tb, b, ldb, c, ldc, m, n, k, beta)
+
+
+@njit(cache=True, error_model="numpy")
+def gemm_blas(ta, a, tb, b, c, beta):
+    """`gemm` on the BLAS at every size: for a product of a few rows repeated many times
+    (an RNN's steps), which the own kernel runs slower since it packs B at each call
+    (16x32 @ 32x128: ~0.75 us on OpenBLAS, ~1.9 us packed)."""
+    m, n = c.shape
+    k = a.shape[0] if ta else a.shape[1]
+    if m == 0 or n == 0 or k == 0:
+        gemm(ta, a, tb, b, c, beta)
+        return
+    a, lda = _rows(a)
+    b, ldb = _rows(b)
+    _blas(ta, a, lda, tb, b, ldb, c, c.strides[0] // c.itemsize if m > 1 else n, m, n, k, beta)
+
+
+@njit(cache=True, error_model="numpy")
+def _blas(ta, a, lda, tb, b, ldb, c, ldc, m, n, k, beta):
     # row-major c is column-major c.T = op(b).T @ op(a).T: b and a swap places, and each
     # stored row-major matrix is its column-major transpose
     tb_, ta_ = _TRANS if tb else _NOTRANS, _TRANS if ta else _NOTRANS

@@ -1,8 +1,10 @@
 """RNN, LSTM, GRU and their cells: PyTorch's layers, parameter names (weight_ih_l0, ...,
 so a PyTorch state_dict loads), init U(-1/sqrt(hidden), 1/sqrt(hidden)) and shapes.
 
-Each step is composed of recorded ops; the input projections of all time steps are one
-matmul per layer and direction, so a step records only the hidden projection and gates."""
+An LSTM layer and direction on CPU tensors is one fused op (`ops/recurrent.py`: one row,
+outputs as views of its result). Elsewhere (CUDA, RNN, GRU) each step is composed of
+recorded ops; the input projections of all time steps are one matmul per layer and
+direction, so a step records only the hidden projection and gates."""
 
 from __future__ import annotations
 
@@ -176,15 +178,14 @@ class RNNBase(Module):
                 k = layer * dirs + d
                 h = h0[k] if h0 is not None else None
                 c = c0[k] if lstm and c0 is not None else None
-                xg = linear(x, w_ih, b_ih)  # all steps' input projections at once
-                y = _rec.lstm(xg, w_hh, b_hh, h, c, d) if lstm else None
-                if y is not None:  # the fused recurrence: Y holds each step's (h, c)
-                    H, last = self.hidden_size, 0 if d else seq - 1
-                    outs.append(y[:, :, :H])
-                    hs.append(y[last, :, :H])
-                    cs.append(y[last, :, H:])
+                y = _rec.lstm(x, w_ih, w_hh, b_ih, b_hh, h, c, d) if lstm else None
+                if y is not None:  # the fused layer: Y[0], Y[1] hold each step's h, c
+                    last = 0 if d else seq - 1
+                    outs.append(y[0])
+                    hs.append(y[0, last : last + 1])  # views of Y, as (1, batch, hidden)
+                    cs.append(y[1, last : last + 1])
                     continue
-                xg = xg.unbind(0)
+                xg = linear(x, w_ih, b_ih).unbind(0)  # all steps' input projections at once
                 steps = range(seq - 1, -1, -1) if d else range(seq)
                 out = [None] * seq
                 for t in steps:
@@ -196,19 +197,19 @@ class RNNBase(Module):
                         h = _rnn_step(xg[t], h, w_hh, b_hh, self.mode == "RNN_RELU")
                     out[t] = h
                 outs.append(stack(out, 0))
-                hs.append(h)
-                cs.append(c)
+                hs.append(stack([h], 0))
+                cs.append(stack([c], 0) if lstm else None)
             x = outs[0] if dirs == 1 else cat(outs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 x = F.dropout(x, self.dropout, True)
         output = x
-        h_n = stack(hs, 0)
+        h_n = hs[0] if len(hs) == 1 else cat(hs, 0)
         if batched and self.batch_first:
             output = output.transpose(0, 1)
         if not batched:
             output, h_n = output.squeeze(1), h_n.squeeze(1)
         if lstm:
-            c_n = stack(cs, 0)
+            c_n = cs[0] if len(cs) == 1 else cat(cs, 0)
             return output, (h_n, c_n if batched else c_n.squeeze(1))
         return output, h_n
 
