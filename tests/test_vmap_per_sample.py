@@ -217,3 +217,24 @@ def test_repeated_calls_follow_their_arguments(took):
             outs.append([t.numpy() for t in g(ps, m.tensor(XB[:n]), m.tensor(YB[:n]))])
         _check(outs)
     assert took == [True] * len(calls)
+
+
+def test_vmap_calls_leave_the_tensor_class_alone():
+    # a class attribute set at every call would use up Tensor's version tags (CPython 3.13
+    # stops caching attribute lookups on a class changed ~1000 times): the methods vmap
+    # needs are replaced once, by ones that look up whether a vmap call runs
+    x = nb.randn(5, 3)
+    nb.func.vmap(lambda r: r.add(r).sum())(x)  # the first call installs them
+    before = dict(vars(nb.Tensor))
+    seen = {}
+
+    def f(r):
+        seen.update(vars(nb.Tensor))
+        return r.add(r).mul(2).sum()
+
+    for _ in range(3):
+        got = nb.func.vmap(f)(x)
+    assert dict(vars(nb.Tensor)) == before and seen == before
+    np.testing.assert_allclose(got.numpy(), 4 * x.numpy().sum(1), rtol=1e-6)
+    y = nb.ones(3)  # outside vmap, the plain methods again
+    assert y.add(y).tolist() == [2.0, 2.0, 2.0]

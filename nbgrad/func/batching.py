@@ -887,7 +887,9 @@ _SKIP = {
     "promote_types", "is_tensor", "is_grad_enabled", "compile", "load", "save", "numel",
     "set_grad_enabled", "allclose", "equal",
 }  # fmt: skip
-_PATCHED: list = []  # (owner, {name: original}) while installed
+_PATCHED: list = []  # (module, {name: original}) or (class, None) while installed
+_GATED: set = set()  # classes whose methods were replaced by `_gated` ones
+_UNGATED: dict = {}  # name -> Tensor's own method, where a `_gated` one replaced it
 WRAPPER: dict = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
 
 
@@ -908,7 +910,7 @@ def _scan_targets():
             if isinstance(f, (types.FunctionType, types.BuiltinFunctionType)):
                 yield m, name, f
     for name in _PLAIN_METHODS:  # plain.method(batched): the methods taking a tensor
-        f = vars(Tensor).get(name)
+        f = _UNGATED.get(name) or vars(Tensor).get(name)
         if isinstance(f, types.FunctionType):
             yield Tensor, name, f
 
@@ -977,25 +979,45 @@ def _plan():
     return plan
 
 
+_ACTIVE = [0]  # vmap calls running: Tensor's gated methods take their wrappers meanwhile
+
+
+def _gated(w, f):
+    """Tensor's method `f`, or its batched wrapper `w` while a vmap call runs. Installed once
+    for good: setting a class attribute at every call would use up the class's version
+    tags (CPython 3.13 stops caching lookups on a class changed ~1000 times), slowing every
+    later attribute read of every tensor."""
+
+    def g(*args, **kwargs):
+        return (w if _ACTIVE[0] else f)(*args, **kwargs)
+
+    g.__name__, g.__qualname__, g.__doc__, g.__wrapped__ = f.__name__, f.__qualname__, f.__doc__, f
+    return g
+
+
 def install():
     """Put the wrappers in place (one dict update per module: this runs at every call)."""
     plan, ids = _plan()
     for owner, wrappers, originals in plan:
         if isinstance(owner, type):
-            for n, w in wrappers.items():
-                setattr(owner, n, w)
+            if owner not in _GATED:
+                _GATED.add(owner)
+                for n, w in wrappers.items():
+                    _UNGATED[n] = originals[n]
+                    setattr(owner, n, _gated(w, originals[n]))
+            _ACTIVE[0] += 1
+            _PATCHED.append((owner, None))
         else:
             vars(owner).update(wrappers)
-        _PATCHED.append((owner, originals))
+            _PATCHED.append((owner, originals))
     WRAPPER.update(ids)
 
 
 def uninstall():
     while _PATCHED:
         owner, originals = _PATCHED.pop()
-        if isinstance(owner, type):
-            for n, f in originals.items():
-                setattr(owner, n, f)
+        if originals is None:
+            _ACTIVE[0] -= 1
         else:
             vars(owner).update(originals)
     WRAPPER.clear()
