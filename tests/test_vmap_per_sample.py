@@ -123,6 +123,22 @@ def test_a_hook_outside_the_graph_keeps_the_compiled_sweep(took):
     assert took == [True]
 
 
+def test_hooks_of_another_graph_keep_the_compiled_sweep(took):
+    """A node hook and values packed by saved-tensor hooks on another graph, still alive:
+    this graph has neither, so it keeps the compiled sweep."""
+    t = nb.ones(3, requires_grad=True)
+    with nb.autograd.graph.saved_tensors_hooks(lambda v: v, lambda v: v):
+        other = (t.exp() * t).sum()
+    h = other.grad_fn.register_hook(lambda gi, go: None)
+    try:
+        _check(_per_sample(mlp_bias, (W1, B1, W2, S), XB, YB))
+    finally:
+        h.remove()
+    assert took == [True]
+    other.backward()  # (the other graph still works, hooks and all)
+    np.testing.assert_allclose(t.grad.numpy(), np.e * 2)
+
+
 def test_graph_is_freed_after_the_sweep():
     """The rows the sweep read are freed, as a backward without retain_graph frees them:
     each call's memory goes back (the same call repeated keeps its results)."""

@@ -20,7 +20,7 @@ from ...ops.registry import OPS
 from ...ops.vecloops import row_outer
 from ...tape import R_SAVED, R_SEQ, SAVES_FREED, SAVES_LIVE, TAPE
 from ...tensor import Tensor
-from .. import hooks, saved_hooks, versions
+from .. import hooks, node, saved_hooks, versions
 from . import Row, sum_to
 from .elementwise import RULES, _env
 
@@ -95,7 +95,7 @@ def shared_grads(losses, leaves):
     B = losses._data.shape[0]
     if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
         return None
-    if saved_hooks.PACKED or hooks.NODES[0] or hooks.ANOMALY[0] or hooks.MULTI:
+    if hooks.ANOMALY[0] or hooks.MULTI:
         return None  # (the Diag walk keeps their behaviour)
     root = losses._slot
     want = {t._slot: i for i, t in enumerate(leaves)}
@@ -104,11 +104,13 @@ def shared_grads(losses, leaves):
         rows = graph._walk([root], (), want, shapes, True)
         if T.hooks and any(T.hooks.get(s) for s in shapes):
             return None  # gradient hooks in the graph: the Diag walk (which skips them)
+        ks = [k for k, _ in rows]
+        if _hooked(ks):
+            return None  # (the Diag walk keeps their behaviour)
         plan = _classify(rows, root, want, shapes, B)
         if plan is None:
             return None
         region, boundary = plan
-        ks = [k for k, _ in rows]
         if ks and versions.LAST[0] > T.R.item(ks[-1], R_SEQ):
             versions.check(ks)
         # the sweep of losses.sum() down to the boundary rows' outputs and the leaves in
@@ -146,6 +148,17 @@ def shared_grads(losses, leaves):
                 T.R[k, R_SAVED] = SAVES_FREED
                 T.saved[k] = None
     return out
+
+
+def _hooked(ks):
+    """Whether rows `ks` have node hooks or values packed by saved-tensor hooks (rows of
+    other graphs, kept until the tape is compacted, do not count)."""
+    if not (hooks.NODES[0] or saved_hooks.PACKED) or not ks:
+        return False
+    packed = saved_hooks.PACKED
+    if packed and any(int(q) in packed for q in TAPE.R[ks, R_SEQ]):
+        return True
+    return bool(hooks.NODES[0] and node.hooked_positions(np.array(ks, np.int64)))
 
 
 _SWEEPS: list = []  # the modules autograd.engine and autograd.graph, once loaded
