@@ -124,19 +124,23 @@ def test_a_hook_outside_the_graph_keeps_the_compiled_sweep(took):
 
 
 def test_hooks_of_another_graph_keep_the_compiled_sweep(took):
-    """A node hook and values packed by saved-tensor hooks on another graph, still alive:
-    this graph has neither, so it keeps the compiled sweep."""
+    """A node hook, a multi-grad hook and values packed by saved-tensor hooks on another
+    graph, still alive: this graph has none, so it keeps the compiled sweep."""
     t = nb.ones(3, requires_grad=True)
     with nb.autograd.graph.saved_tensors_hooks(lambda v: v, lambda v: v):
-        other = (t.exp() * t).sum()
-    h = other.grad_fn.register_hook(lambda gi, go: None)
+        u = t.exp()
+        other = (u * t).sum()
+    got = []
+    h = other.grad_fn.register_hook(lambda gi, go: got.append("node"))
+    nb.autograd.graph.register_multi_grad_hook((t, u), lambda gs: got.append(len(gs)))
     try:
         _check(_per_sample(mlp_bias, (W1, B1, W2, S), XB, YB))
+        assert took == [True] and got == []
+        other.backward()  # (the other graph still works, hooks and all)
     finally:
         h.remove()
-    assert took == [True]
-    other.backward()  # (the other graph still works, hooks and all)
     np.testing.assert_allclose(t.grad.numpy(), np.e * 2)
+    assert got == ["node", 2]
 
 
 def test_graph_is_freed_after_the_sweep():

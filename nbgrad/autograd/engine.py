@@ -26,7 +26,7 @@ from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
 from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
-from . import hooks, saved_hooks, versions
+from . import hooks, node, saved_hooks, versions
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -209,7 +209,9 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
     T = TAPE
     # Python that runs inside the pass (hooks, custom backwards) may raise: leaves then get
     # fresh buffers, added to .grad once the whole pass is done (a failed pass leaves it)
-    fresh = T.hooks or hooks.NODES[0] or custom
+    # (node hooks count only on this graph's rows: a dead graph's stay until compaction)
+    nodes = hooks.NODES[0] and bool(node.hooked_positions(rows))
+    fresh = T.hooks or nodes or custom
     result = {}
     # leaf buffers: the leaf tensors know their shapes (no slot-table reads)
     for s in leaves.tolist():
@@ -263,11 +265,11 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
     ctx = address(ctx_arr)
     stops = _hook_stops(rows) if T.hooks else None  # positions of rows making hooked slots
     i = 0
-    if hooks.NODES[0] or hooks.ANOMALY[0]:  # node hooks, anomaly mode: stepped.py runs it
+    if nodes or hooks.ANOMALY[0]:  # node hooks, anomaly mode: stepped.py runs it
         from .stepped import sweep as stepped
 
         i = stepped(rows, stops, ctx_arr)
-    while True:
+    while i < rows.size:
         part = rows[: stops[0]] if stops else rows
         i = dispatch.sweep(T.R, part, dispatch.FN, ctx, i, _CUSTOM_CODE)
         if i < -1:

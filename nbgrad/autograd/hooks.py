@@ -213,7 +213,9 @@ def finish(leaves):
 # bracketed by `multi_pass`: "any" hooks fire on the first gradient of one of their
 # tensors in the pass; "all" hooks collect their tensors' gradients and fire at the end of
 # the pass, once every gradient the pass computes is known (None for the others).
-MULTI: list = []  # live multi-grad hooks
+# live multi-grad hooks: their tensors' hooks hold them (a hook whose tensors are gone
+# leaves with them, as in PyTorch, where dropping the handle does not remove the hook)
+MULTI: weakref.WeakSet = weakref.WeakSet()
 _PASS = [0, False]  # pass counter, whether a bracketed pass is running
 _MULTI_PENDING: list = []
 
@@ -227,7 +229,7 @@ class _MultiGradHook(RemovableHandle):
         self.grads = [None] * len(tensors)
         self.fired = -1  # the pass whose gradients were handed over ("any") or are held
         self.handles = [register_hook(t, self._hook(i)) for i, t in enumerate(tensors)]
-        MULTI.append(self)
+        MULTI.add(self)
 
     def _hook(self, i):
         def hook(grad):
@@ -254,8 +256,7 @@ class _MultiGradHook(RemovableHandle):
     def remove(self):
         for h in self.handles:
             h.remove()
-        if self in MULTI:
-            MULTI.remove(self)
+        MULTI.discard(self)
 
 
 def register_multi_grad_hook(tensors, fn, *, mode="all"):

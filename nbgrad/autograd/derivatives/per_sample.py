@@ -95,8 +95,8 @@ def shared_grads(losses, leaves):
     B = losses._data.shape[0]
     if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
         return None
-    if hooks.ANOMALY[0] or hooks.MULTI:
-        return None  # (the Diag walk keeps their behaviour)
+    if hooks.ANOMALY[0]:  # (multi-grad hooks are gradient hooks, found by the walk)
+        return None  # (the Diag walk keeps its behaviour)
     root = losses._slot
     want = {t._slot: i for i, t in enumerate(leaves)}
     shapes = {}  # slot -> shape, filled by the walk
