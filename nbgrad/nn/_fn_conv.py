@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import indexing
+from ..ops import conv, indexing
 from ..ops.linear import linear
-from ..ops.pooling import window_argmax
-from ..tensor import Tensor
+from ..ops.pooling import pool_positions, window_argmax
+from ..tensor import TENSOR_TYPES, Tensor
 from ._fn_spatial import _tuple, fold, window_gather
 
 
@@ -76,6 +76,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):  #
         )
     out = tuple((p - e) // ss + 1 for p, e, ss in zip(padded, eff, s))
     lo = tuple(p[0] for p in pads)
+    y = conv.fused(x, weight, bias, (s, lo, d, out), groups)
+    if y is not None:
+        return y if batched else y.squeeze(0)
     cols = window_gather(x, k, s, lo, d, out, "conv")  # (N, *out, C, *k)
     nl, ckk = n * int(np.prod(out)), c * int(np.prod(k))
     if groups == 1:
@@ -217,6 +220,16 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nsp):
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp):  # noqa: A002
     x, batched = _batched_pool(input, nsp)
     k, s, p, d, out = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nsp)
+    if type(x) in TENSOR_TYPES and not x.is_cuda and x._data.dtype in (np.float32, np.float64):
+        # the window maxima's positions in x, found in one compiled pass: one recorded take
+        pos = pool_positions(x._data, k, s, p, d, out)
+        y = indexing.take(x, pos, pos.shape, "MaxBackward0")
+        if not batched:
+            y, pos = y.squeeze(0), pos[0]
+        if not return_indices:
+            return y
+        plane = int(np.prod(x.shape[2:]))
+        return y, Tensor._make(pos % plane, -1, False)
     win = window_gather(x, k, s, p, d, out, "pool", fill=-math.inf)
     win = win.reshape(*win.shape[: 2 + nsp], -1)
     y, arg = _window_max(win)

@@ -30,3 +30,44 @@ def window_argmax(w):
     pos = np.empty(w.shape[0], np.int64)
     _window_argmax(w, arg, pos)
     return arg, pos
+
+
+@njit(cache=True, error_model="numpy")
+def _pool_positions(x, pos, geo):
+    P, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW = (
+        geo[0], geo[1], geo[2], geo[3], geo[4], geo[5], geo[6], geo[7], geo[8], geo[9],
+        geo[10], geo[11], geo[12],
+    )  # fmt: skip
+    for p in range(P):
+        base = p * H * W
+        for oh in range(OH):
+            for ow in range(OW):
+                best, at = x[base], -1
+                for i in range(KH):
+                    ih = oh * SH - PH + i * DH
+                    if ih < 0 or ih >= H:
+                        continue
+                    for j in range(KW):
+                        iw = ow * SW - PW + j * DW
+                        if iw < 0 or iw >= W:
+                            continue
+                        q = base + ih * W + iw
+                        c = x[q]
+                        if at < 0 or c > best or c != c:  # the first maximum, the last NaN
+                            best, at = c, q
+                pos[(p * OH + oh) * OW + ow] = at
+
+
+def pool_positions(x, kernel, stride, padding, dilation, out):
+    """For x (N, C, *spatial) float, 1-D or 2-D: the flat position in x of each pooling
+    window's maximum, (N, C, *out) int64, as PyTorch's max pools pick it (the first
+    maximum, the last NaN; padding never wins). Every window must hold an input element."""
+    h, w = ([1] + list(x.shape[2:]))[-2:]
+    k, s, p, d, o = (
+        [f] * (2 - len(v)) + list(v)
+        for f, v in zip((1, 1, 0, 1, 1), (kernel, stride, padding, dilation, out))
+    )
+    geo = np.array((x.shape[0] * x.shape[1], h, w, *k, *s, *p, *d, *o), np.int64)
+    pos = np.empty(x.shape[:2] + tuple(out), np.int64)
+    _pool_positions(contig(x).reshape(-1), pos.reshape(-1), geo)
+    return pos
