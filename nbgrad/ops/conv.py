@@ -3,8 +3,9 @@
 Composed of recorded ops (nn/_fn_conv.py), a convolution pays for a padded copy of its
 input, a gather by a position array, the product, and a copy from (N, H, W, O) to
 (N, O, H, W), each a row with its own VJP (the view's VJP walks element by element). Here
-the forward unfolds the input into columns (C*KH*KW, N*OH*OW) straight from x, multiplies
-W (O, C*KH*KW) by them and writes y in (N, O, OH, OW) order; the VJP recomputes the
+the forward unfolds the input into columns (C*KH*KW, OH*OW*N), the batch innermost so that
+each copy is a run of N values however small the image, multiplies W (O, C*KH*KW) by
+them and writes y in (N, O, OH, OW) order; the VJP recomputes the
 columns from the saved input (nothing is saved by address, so a compiled program replays
 the row as it is) for the weight's gradient, and scatters W.T @ g back into the input's.
 A 1-D convolution is the 2-D one with H = KH = 1.
@@ -14,6 +15,8 @@ CUDA tensors, batched tensors and mixed dtypes take the composite. The different
 convolution for the input, a product with the unfolded input for the weight.
 """
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -22,6 +25,7 @@ from ..backends.cpu.rowio import cot, first, iattrs, in_slot, out_slot, value, w
 from ..tensor import TENSOR_TYPES
 from .recording import emit
 from .registry import attrs, declare
+from .vecloops import rsum
 
 # a row: input (N, C, H, W), weight (O, C / G, KH, KW), output (N, O, OH, OW); stride,
 # leading padding and dilation per dim; groups; whether a bias is an input
@@ -45,16 +49,8 @@ def _im2col(xt, cols, a):
     outside the input, from xt = x as (C, H*W, N). Batch innermost: each entry is a run
     of N contiguous values, where a small image's rows hold only a few."""
     C, H, W, KH, KW = a[A.C], a[A.H], a[A.W], a[A.KH], a[A.KW]
-    OH, OW, SH, SW, PH, PW, DH, DW = (
-        a[A.OH],
-        a[A.OW],
-        a[A.SH],
-        a[A.SW],
-        a[A.PH],
-        a[A.PW],
-        a[A.DH],
-        a[A.DW],
-    )
+    OH, OW, SH, SW = a[A.OH], a[A.OW], a[A.SH], a[A.SW]
+    PH, PW, DH, DW = a[A.PH], a[A.PW], a[A.DH], a[A.DW]
     for c in range(C):
         for i in range(KH):
             for j in range(KW):
@@ -74,16 +70,8 @@ def _im2col(xt, cols, a):
 def _col2im(cols, gxt, a):
     """gxt (C, H*W, N) += every column entry _im2col read from there."""
     C, H, W, KH, KW = a[A.C], a[A.H], a[A.W], a[A.KH], a[A.KW]
-    OH, OW, SH, SW, PH, PW, DH, DW = (
-        a[A.OH],
-        a[A.OW],
-        a[A.SH],
-        a[A.SW],
-        a[A.PH],
-        a[A.PW],
-        a[A.DH],
-        a[A.DW],
-    )
+    OH, OW, SH, SW = a[A.OH], a[A.OW], a[A.SH], a[A.SW]
+    PH, PW, DH, DW = a[A.PH], a[A.PW], a[A.DH], a[A.DW]
     for c in range(C):
         for i in range(KH):
             for j in range(KW):
@@ -124,9 +112,9 @@ def _forward(x, w, b, y, a):
              prod[q * og : (q + 1) * og], 0.0)  # fmt: skip
     p3 = prod.reshape((O, L, N))
     y3 = y.reshape((N, O, L))
-    for n in range(N):  # n outermost: y's rows are O*L apart, a cache-aliasing stride
-        for o in range(O):
-            bo = b[o] if a[A.has_b] else 0
+    for o in range(O):  # o outermost: p3[o] stays in cache while it is read across
+        bo = b[o] if a[A.has_b] else 0
+        for n in range(N):
             d = y3[n, o]
             for i in range(L):
                 d[i] = p3[o, i, n] + bo
@@ -157,8 +145,8 @@ def vjp_conv(T, k, V):
     L, ck, og = OH * OW, (C // G) * KH * KW, O // G
     g3 = cot(T, s_y, V).reshape((N, O, L))
     gt3 = np.empty((O, L, N), g3.dtype)
-    for n in range(N):
-        for o in range(O):
+    for o in range(O):  # o outermost: gt3[o] stays in cache while it is written across
+        for n in range(N):
             src = g3[n, o]
             for i in range(L):
                 gt3[o, i, n] = src[i]
@@ -167,7 +155,7 @@ def vjp_conv(T, k, V):
         gb = cot(T, s_b, V)
         init = first(T, s_b)
         for o in range(O):
-            v = gt[o].sum()
+            v = rsum(gt[o])
             gb[o] = v if init else gb[o] + v
     x = value(T, s_x, V)
     if want_w:
@@ -198,6 +186,20 @@ def vjp_conv(T, k, V):
                     gx[n, q] += gxt2[q, n]
 
 
+@functools.lru_cache(maxsize=256)
+def _plan(xshape, wshape, geometry, groups, has_b):
+    """A row's attributes (a tuple, and an array for the kernels) and its output shape."""
+    s, p, dl, out = ([f] * (2 - len(v)) + list(v) for f, v in zip((1, 0, 1, 1), geometry))
+    h, w = ([1] + list(xshape[2:]))[-2:]
+    kh, kw = ([1] + list(wshape[2:]))[-2:]
+    ia = CONV.pack(
+        N=xshape[0], C=xshape[1], H=h, W=w, O=wshape[0], KH=kh, KW=kw, OH=out[0], OW=out[1],
+        SH=s[0], SW=s[1], PH=p[0], PW=p[1], DH=dl[0], DW=dl[1], G=groups, has_b=int(has_b),
+    )  # fmt: skip
+    a = np.array(ia, np.int64)
+    return ia, a, (xshape[0], wshape[0]) + tuple(geometry[3])
+
+
 def fused(x, weight, bias, geometry, groups):
     """conv of x (N, C, *spatial), 1-D or 2-D, by the fused kernels, or None where the
     composite must run. `geometry`: (stride, leading padding, dilation, output size), one
@@ -213,18 +215,10 @@ def fused(x, weight, bias, geometry, groups):
         or bias._data.shape != wd.shape[:1]
     ):
         return None
-    s, p, dl, out = ([f] * (2 - len(v)) + list(v) for f, v in zip((1, 0, 1, 1), geometry))
-    n, c = d.shape[:2]
-    h, w = ([1] + list(d.shape[2:]))[-2:]
-    o = wd.shape[0]
-    kh, kw = ([1] + list(wd.shape[2:]))[-2:]
-    ia = CONV.pack(
-        N=n, C=c, H=h, W=w, O=o, KH=kh, KW=kw, OH=out[0], OW=out[1], SH=s[0], SW=s[1],
-        PH=p[0], PW=p[1], DH=dl[0], DW=dl[1], G=groups, has_b=int(bias is not None),
-    )  # fmt: skip
-    y = np.empty((n, o) + tuple(geometry[3]), d.dtype)
+    ia, a, yshape = _plan(d.shape, wd.shape, geometry, groups, bias is not None)
+    y = np.empty(yshape, d.dtype)
     b = bias._data if bias is not None else d.reshape(-1)[:0]
-    _forward(d.reshape(-1), wd.reshape(-1), b, y.reshape(-1), np.array(ia, np.int64))
+    _forward(d.reshape(-1), wd.reshape(-1), b, y.reshape(-1), a)
     ins = (x, weight) if bias is None else (x, weight, bias)
     return emit(CONV, y, ins, iattrs=ia, saved=tuple(t._data for t in ins))
 
