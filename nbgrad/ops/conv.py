@@ -248,7 +248,12 @@ def fused(x, weight, bias, geometry, groups):
     d, wd = x._data, weight._data
     if type(x) not in TENSOR_TYPES or type(weight) not in TENSOR_TYPES or x.is_cuda:
         return None
-    if d.dtype.kind != "f" or wd.dtype != d.dtype or d.size == 0 or wd.size == 0:
+    if (
+        d.dtype not in (np.float32, np.float64)
+        or wd.dtype != d.dtype
+        or d.size == 0
+        or wd.size == 0
+    ):
         return None
     if bias is not None and (
         type(bias) not in TENSOR_TYPES
