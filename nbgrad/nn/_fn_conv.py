@@ -4,15 +4,16 @@ reduction over the window. Transposed convolution is the matmul followed by F.fo
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
-from ..ops import indexing
+from ..ops import conv, indexing
 from ..ops.linear import linear
-from ..ops.pooling import window_argmax
-from ..tensor import Tensor
+from ..ops.pooling import pool_positions, window_argmax
+from ..tensor import TENSOR_TYPES, Tensor
 from ._fn_spatial import _tuple, fold, window_gather
 
 
@@ -31,29 +32,32 @@ def _size_str(v):
     return " x ".join(str(int(i)) for i in v)
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):  # noqa: A002
-    x, batched = _batched(input, nsp, name)
-    n, c = x.shape[0], x.shape[1]
-    spatial = tuple(x.shape[2:])
-    o_ch = weight.shape[0]
-    if weight.dim() != nsp + 2:
+@functools.lru_cache(maxsize=256)
+def _conv_geometry(xshape, wshape, stride, padding, dilation, groups, nsp):
+    """Checks a convolution's shapes and settings as PyTorch does; returns (kernel, stride,
+    leading padding, dilation, output size), one entry per spatial dim. Memoized: a layer
+    calls it with the same arguments every step."""
+    c = xshape[1]
+    spatial = tuple(xshape[2:])
+    o_ch = wshape[0]
+    if len(wshape) != nsp + 2:
         raise RuntimeError(
             f"Expected {nsp + 2}-dimensional weight for {nsp + 2}-dimensional input "
-            f"{list(x.shape)}, but got {weight.dim()}-dimensional weight of size "
-            f"{list(weight.shape)} instead"
+            f"{list(xshape)}, but got {len(wshape)}-dimensional weight of size "
+            f"{list(wshape)} instead"
         )
-    k = tuple(weight.shape[2:])
+    k = tuple(wshape[2:])
     s, d = _tuple(stride, nsp, "stride"), _tuple(dilation, nsp, "dilation")
-    if c != weight.shape[1] * groups:
+    if c != wshape[1] * groups:
         raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got {c} "
+            f"Given groups={groups}, weight of size {list(wshape)}, expected "
+            f"input{list(xshape)} to have {wshape[1] * groups} channels, but got {c} "
             "channels instead"
         )
     if o_ch % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-            f"0, but got weight of size {list(weight.shape)} instead"
+            f"0, but got weight of size {list(wshape)} instead"
         )
     if isinstance(padding, str):
         if padding == "valid":
@@ -75,7 +79,20 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):  #
             f"({_size_str(eff)}). Kernel size can't be greater than actual input size"
         )
     out = tuple((p - e) // ss + 1 for p, e, ss in zip(padded, eff, s))
-    lo = tuple(p[0] for p in pads)
+    return k, s, tuple(p[0] for p in pads), d, out
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nsp, name):  # noqa: A002
+    x, batched = _batched(input, nsp, name)
+    args = (tuple(x.shape), tuple(weight.shape), stride, padding, dilation, groups, nsp)
+    try:
+        k, s, lo, d, out = _conv_geometry(*args)
+    except TypeError:  # a list among the settings (unhashable): no memo
+        k, s, lo, d, out = _conv_geometry.__wrapped__(*args)
+    y = conv.fused(x, weight, bias, (s, lo, d, out), groups)
+    if y is not None:
+        return y if batched else y.squeeze(0)
+    n, c, o_ch = x.shape[0], x.shape[1], weight.shape[0]
     cols = window_gather(x, k, s, lo, d, out, "conv")  # (N, *out, C, *k)
     nl, ckk = n * int(np.prod(out)), c * int(np.prod(k))
     if groups == 1:
@@ -217,6 +234,16 @@ def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nsp):
 def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices, nsp):  # noqa: A002
     x, batched = _batched_pool(input, nsp)
     k, s, p, d, out = _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, nsp)
+    if type(x) in TENSOR_TYPES and not x.is_cuda and x._data.dtype in (np.float32, np.float64):
+        # the window maxima's positions in x, found in one compiled pass: one recorded take
+        pos = pool_positions(x._data, k, s, p, d, out)
+        y = indexing.take(x, pos, pos.shape, "MaxBackward0")
+        if not batched:
+            y, pos = y.squeeze(0), pos[0]
+        if not return_indices:
+            return y
+        plane = int(np.prod(x.shape[2:]))
+        return y, Tensor._make(pos % plane, -1, False)
     win = window_gather(x, k, s, p, d, out, "pool", fill=-math.inf)
     win = win.reshape(*win.shape[: 2 + nsp], -1)
     y, arg = _window_max(win)
