@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..ops import attention as _fused
 from ..ops import softmax as _sm
 from ..ops.linear import linear
 from ..tensor import Tensor
@@ -32,6 +33,9 @@ def scaled_dot_product_attention(
     sc = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa:
         raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) is not supported")
+    y = _fused.fused(query, key, value, attn_mask, is_causal, sc, dropout_p)
+    if y is not None:
+        return y
     s = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
         attn_mask = _const(np.tril(np.ones((L, S), bool)), query)
