@@ -20,6 +20,8 @@ broadcast batch dims, dropout, a float mask that takes a gradient) runs the comp
 rule with recorded ops.
 """
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -226,8 +228,10 @@ def _plain(t, dt):
 
 
 def _mask(mask, dt, B, H, L, S):
-    """The mask as an additive array of dtype dt, (L, S) (kind 1) or (B, H, L, S) (kind
-    2), with its kind; None where the fused op does not take it."""
+    """The mask as the op's input: kind 1 (one (L, S) for every head) or 2 (one per
+    head), and a Tensor holding it additively in dtype dt, contiguous (the mask itself
+    where it already is, so a compiled program sees its argument); None where the fused op
+    does not take it."""
     if type(mask) not in TENSOR_TYPES or mask.is_cuda or mask.requires_grad:
         return None
     md = mask._data
@@ -239,14 +243,15 @@ def _mask(mask, dt, B, H, L, S):
         return None
     if full != (B, H, L, S):
         return None
-    lead = md.shape[: max(md.ndim - 2, 0)]
-    if all(n == 1 for n in lead):
-        kind, md = 1, np.broadcast_to(md.reshape(md.shape[len(lead) :]), (L, S))
-    else:
-        kind, md = 2, np.broadcast_to(md, (B, H, L, S))
+    kind = 1 if all(n == 1 for n in md.shape[:-2]) else 2
+    shape = (L, S) if kind == 1 else (B, H, L, S)
+    if md.dtype == dt and md.flags.c_contiguous and md.shape[-2:] == (L, S):
+        if md.size == math.prod(shape):
+            return kind, mask
+    md = np.broadcast_to(md.reshape(md.shape[-2:]) if kind == 1 else md, shape)
     if md.dtype == np.bool_:
-        return kind, np.where(md, dt.type(0), dt.type(-np.inf))
-    return kind, np.ascontiguousarray(md)
+        md = np.where(md, dt.type(0), dt.type(-np.inf))
+    return kind, Tensor._make(np.ascontiguousarray(md), -1, False)
 
 
 def fused(q, k, v, mask, causal, scale, dropout_p):
@@ -269,14 +274,14 @@ def fused(q, k, v, mask, causal, scale, dropout_p):
         kind, m = found
     BH = B * H
     o = np.empty((B, H, L, Ev), dt)
-    md = m.reshape(-1) if kind else q._data.reshape(-1)[:0]
+    md = m._data.reshape(-1) if kind else q._data.reshape(-1)[:0]
     args = (BH, L, S, E, Ev, float(scale), bool(causal), kind)
     (fwd_par if _parallel(BH, L, S, E, Ev) else fwd)(
         q._data.reshape(-1), k._data.reshape(-1), v._data.reshape(-1), md, o.reshape(-1), *args
     )
     ins = (q, k, v)
     if kind:
-        ins += (Tensor._make(m, -1, False),)
+        ins += (m,)
     ia = ATTENTION.pack(BH=BH, L=L, S=S, E=E, Ev=Ev, causal=int(causal), mask=kind)
     fa = ATTENTION.pack_f(scale=float(scale))
     return emit(ATTENTION, o, ins, iattrs=ia, fattrs=fa, saved=tuple(t._data for t in ins))
