@@ -7,7 +7,7 @@ and CUDA tensors (the composite, against the CPU)."""
 import numpy as np
 import pytest
 from higher import check_higher
-from test_ops_helpers import gradcheck, needs_torch, parity, torch
+from test_ops_helpers import gradcheck, needs_torch, parity, same_error, torch
 
 import nbgrad as nb
 from nbgrad.autograd import forward_ad as fwAD
@@ -267,3 +267,15 @@ def test_cuda_takes_the_composite():
     yg.backward(nb.tensor(g, device="cuda"))
     for a, b in zip(cpu, gpu):
         np.testing.assert_allclose(b.grad.cpu().numpy(), a.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@needs_torch
+def test_grouped_query_attention():
+    """enable_gqa: key and value heads repeated up to the query's."""
+    q, k, v = r(2, 6, 4, 5), r(2, 3, 3, 5), r(2, 2, 3, 7)
+    kw = {"enable_gqa": True, "is_causal": True}
+    parity(_sdpa(F, **kw), _sdpa(tF(), **kw), q, k, v, rtol=1e-10, atol=1e-12)
+    parity(_sdpa(F, **kw), _sdpa(tF(), **kw), r(6, 4, 5), r(2, 3, 5), r(2, 3, 5), rtol=1e-10)
+    same_error(
+        _sdpa(F, enable_gqa=True), _sdpa(tF(), enable_gqa=True), q, r(2, 4, 3, 5), r(2, 4, 3, 5)
+    )
