@@ -3,7 +3,6 @@
 import numpy as np
 from numba import njit
 
-from ...ops.vecloops import gmul_par
 from ...tape import (
     R_IPOS,
     R_NIN,
@@ -144,9 +143,6 @@ def _padded(S, s):
 
 @njit(cache=True, error_model="numpy")
 def _add_into(buf, src, init):
-    if src.size >= 1 << 16:  # a large seed: a parallel copy (or add), bit-identical; the
-        gmul_par(src, src, buf, 1.0, False, not init)  # 16 MB seed of a layer_norm
-        return  # backward took 1.1 ms on one thread
     if init:
         for i in range(src.size):
             buf[i] += src[i]
