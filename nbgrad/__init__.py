@@ -126,6 +126,7 @@ from .ops.triangular import (  # noqa: E402
 # (Numba's own cache would not notice edits to the helpers they inline)
 with _cache.numba_cache_dir():
     from . import cuda  # noqa: E402
+    from .ops import attention as _attention  # noqa: E402, F401
     from .ops import conv as _conv  # noqa: E402, F401
     from .ops import linear as _linear  # noqa: E402, F401
     from .ops import losses as _losses  # noqa: E402, F401

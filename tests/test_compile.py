@@ -452,7 +452,7 @@ def _table_program(seed, n=None):
 
 
 # ops whose compiled-vs-eager test is in their own file (tests/test_op_<name>.py)
-OWN_FILE = {"logcumsumexp"}
+OWN_FILE = {"logcumsumexp", "sdpa"}
 
 
 def test_generic_ops_are_exercised():

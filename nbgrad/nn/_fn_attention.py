@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..ops import attention as _fused
 from ..ops import softmax as _sm
 from ..ops.linear import linear
 from ..tensor import Tensor
@@ -30,8 +31,11 @@ def scaled_dot_product_attention(
         )
     L, S = query.shape[-2], key.shape[-2]
     sc = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if enable_gqa:
-        raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) is not supported")
+    if enable_gqa and query.dim() >= 3:
+        key, value = _gqa(query, key, value)
+    y = _fused.fused(query, key, value, attn_mask, is_causal, sc, dropout_p)
+    if y is not None:
+        return y
     s = query.matmul(key.transpose(-2, -1)) * sc
     if is_causal:
         attn_mask = _const(np.tril(np.ones((L, S), bool)), query)
@@ -44,6 +48,19 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         w = dropout(w, dropout_p, True)
     return w.matmul(value)
+
+
+def _gqa(q, k, v):
+    """Key and value heads repeated up to the query's (grouped-query attention)."""
+    hq, hk, hv = q.shape[-3], k.shape[-3], v.shape[-3]
+    if hk == 0 or hv == 0 or hq % hk or hq % hv:
+        # (PyTorch's message, cut short as it is there)
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+    if hk != hq:
+        k = k.repeat_interleave(hq // hk, -3)
+    if hv != hq:
+        v = v.repeat_interleave(hq // hv, -3)
+    return k, v
 
 
 def mha_forward(
