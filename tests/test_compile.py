@@ -451,8 +451,9 @@ def _table_program(seed, n=None):
     return run
 
 
-# ops whose compiled-vs-eager test is in their own file (tests/test_op_<name>.py)
-OWN_FILE = {"logcumsumexp", "sdpa"}
+# ops whose compiled-vs-eager test is in their own file (tests/test_op_<name>.py; conv:
+# tests/test_conv_fused.py)
+OWN_FILE = {"logcumsumexp", "sdpa", "conv"}
 
 
 def test_generic_ops_are_exercised():
