@@ -34,7 +34,16 @@ def _snapshot():
         "rows": rows,
         "row_capacity": capacity,
         "slot_capacity": TAPE.S.shape[0],
+        "snapshot": tracemalloc.take_snapshot() if tracemalloc.is_tracing() else None,
     }
+
+
+def _growth(early, late, n=5):
+    """Where the heap grew most between two snapshots (the failure message's detail)."""
+    if early.get("snapshot") is None or late.get("snapshot") is None:
+        return []
+    diff = late["snapshot"].compare_to(early["snapshot"], "traceback")
+    return [f"{d.size_diff:+} B {d.count_diff:+}: {d.traceback.format()[-2:]}" for d in diff[:n]]
 
 
 def _check_flat(early, late, heap_slack=128 * KIB):
@@ -42,7 +51,8 @@ def _check_flat(early, late, heap_slack=128 * KIB):
     assert late["row_capacity"] == early["row_capacity"], (early, late)
     assert late["slot_capacity"] == early["slot_capacity"], (early, late)
     assert late["rows"] <= late["row_capacity"], late
-    assert late["heap"] - early["heap"] < heap_slack, (early, late)
+    grown = late["heap"] - early["heap"]
+    assert grown < heap_slack, (grown, _growth(early, late))
 
 
 @pytest.fixture
@@ -105,7 +115,7 @@ def _steady(step, warm=1000, measured=1500):
         step()
     early_rows = (TAPE.n, TAPE.R.shape[0], TAPE.S.shape[0])
     _settle()
-    tracemalloc.start()
+    tracemalloc.start(6)  # (frames for the failure message)
     try:
         early = _snapshot()
         for _ in range(measured):
