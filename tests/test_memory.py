@@ -42,8 +42,8 @@ def _growth(early, late, n=5):
     """Where the heap grew most between two snapshots (the failure message's detail)."""
     if early.get("snapshot") is None or late.get("snapshot") is None:
         return []
-    diff = late["snapshot"].compare_to(early["snapshot"], "traceback")
-    return [f"{d.size_diff:+} B {d.count_diff:+}: {d.traceback.format()[-2:]}" for d in diff[:n]]
+    diff = late["snapshot"].compare_to(early["snapshot"], "lineno")
+    return [f"{d.size_diff:+} B in {d.count_diff:+} blocks at {d.traceback}" for d in diff[:n]]
 
 
 def _check_flat(early, late, heap_slack=128 * KIB):
@@ -52,7 +52,7 @@ def _check_flat(early, late, heap_slack=128 * KIB):
     assert late["slot_capacity"] == early["slot_capacity"], (early, late)
     assert late["rows"] <= late["row_capacity"], late
     grown = late["heap"] - early["heap"]
-    assert grown < heap_slack, (grown, _growth(early, late))
+    assert grown < heap_slack, f"{grown} B more: " + "; ".join(_growth(early, late))
 
 
 @pytest.fixture
@@ -115,7 +115,7 @@ def _steady(step, warm=1000, measured=1500):
         step()
     early_rows = (TAPE.n, TAPE.R.shape[0], TAPE.S.shape[0])
     _settle()
-    tracemalloc.start(6)  # (frames for the failure message)
+    tracemalloc.start()
     try:
         early = _snapshot()
         for _ in range(measured):
