@@ -1207,6 +1207,15 @@ OPS += [
         one(lambda r: Sample(r.any(1, 2, 4, 4), r.any(3, 2, 2, 2), r.any(3), stride=2)),
     ),
     OpInfo(FN + "avg_pool2d", one(lambda r: Sample(r.any(1, 2, 4, 4), 2))),
+    OpInfo(
+        FN + "scaled_dot_product_attention",
+        one(
+            lambda r: Sample(r.any(1, 2, 3, 4), r.any(1, 2, 5, 4), r.any(1, 2, 5, 4)),
+            lambda r: Sample(
+                r.any(2, 1, 4, 3), r.any(2, 1, 4, 3), r.any(2, 1, 4, 2), is_causal=True
+            ),
+        ),
+    ),
     OpInfo(FN + "max_pool2d", one(lambda r: Sample(r.distinct(1, 2, 4, 4), 2))),
     OpInfo(
         FN + "pad",
