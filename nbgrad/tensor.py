@@ -19,9 +19,9 @@ from .autograd.grad_mode import STATE
 from .tape import MAXD, R_SEQ, S_ADDR, S_PROD, TAPE, too_many_dims
 
 _DT_BY_CHAR = {d.np.char: d for d in _dtype._ALL}
-_HANDLES = TAPE.handles  # live tensors per slot (the tape extends it in place, never replaces it)
 _DT_BY_CHAR["l"] = _dtype.int64  # 'q' and 'l' are both int64 on Linux
 _DT_BY_CHAR["q"] = _dtype.int64
+_HANDLES = TAPE.handles  # live tensors per slot (the tape extends it in place, never replaces it)
 
 
 # Annotation names: Tensor has methods called int, float and bool, which shadow the builtins
