@@ -5,12 +5,13 @@
     python examples/sweep_dask.py --threads        # workers are threads of this process
 
 The model is a damped oscillation a * sin(w t) * exp(-d t) fitted by least squares to
-fixed observations. `gradient = nbgrad.compile(nbgrad.func.grad(loss))` is the loss's
-gradient in (a, w, d): traced on its first call in each process, then run as one compiled
-call. The sweep evaluates it at thousands of (a, w, d) in batches: one Dask task per batch
-(a task per point would cost more in scheduling than the gradient itself), and the result
-is checked against a plain loop in this process: equal to the last bit (compiled calls
-give eager execution's results; every process computes the same).
+4,096 fixed observations (`--observations`). `gradient =
+nbgrad.compile(nbgrad.func.grad(loss))` is the loss's gradient in (a, w, d): traced on its
+first call in each process, then run as one compiled call. The sweep evaluates it at
+thousands of (a, w, d) in batches: one Dask task per batch (a task per point would cost
+more in scheduling than the gradient itself), and the result is checked against a plain
+loop in this process: equal to the last bit (compiled calls give eager execution's
+results; every process computes the same).
 
 The workers import this file as a module `sweep_dask` (`main` puts its folder on their
 path), so the tasks name `batch_gradients` rather than carry a copy of it, and each
@@ -29,13 +30,18 @@ import numpy as np
 
 import nbgrad as torch
 
-T = np.linspace(0.0, 4.0, 64)
+
+def times(n):
+    """The n observation times."""
+    return np.linspace(0.0, 4.0, n)
 
 
-def observations():
-    """Fixed noisy observations of a=1.5, w=3, d=0.4 (the same in every process)."""
+def observations(n):
+    """Fixed noisy observations of a=1.5, w=3, d=0.4 at `times(n)` (the same in every
+    process)."""
     rng = np.random.default_rng(0)
-    return 1.5 * np.sin(3.0 * T) * np.exp(-0.4 * T) + 0.05 * rng.standard_normal(T.shape)
+    t = times(n)
+    return 1.5 * np.sin(3.0 * t) * np.exp(-0.4 * t) + 0.05 * rng.standard_normal(t.shape)
 
 
 def loss(theta, t, y):
@@ -43,20 +49,25 @@ def loss(theta, t, y):
     return ((a * torch.sin(w * t) * torch.exp(-d * t) - y) ** 2).mean()
 
 
+# observations the loss fits: a gradient then takes ~0.4 ms (one thread), enough work per
+# task that Dask's scheduling (milliseconds per task) is small beside it
+OBSERVATIONS = 4096
+
 # d loss / d theta at one parameter set, compiled (fallback="raise": never silently eager)
 gradient = torch.compile(torch.func.grad(loss), fallback="raise")
 
 
-def batch_gradients(thetas):
-    """The loss's gradient at each row of `thetas` (k, 3): one Dask task."""
-    t, y = torch.from_numpy(T), torch.from_numpy(observations())
+def batch_gradients(thetas, n=OBSERVATIONS):
+    """The loss's gradient, fitted to n observations, at each row of `thetas` (k, 3): one
+    Dask task."""
+    t, y = torch.from_numpy(times(n)), torch.from_numpy(observations(n))
     return np.stack([gradient(torch.from_numpy(th), t, y).numpy() for th in thetas])
 
 
-def sweep(client, thetas, batch):
+def sweep(client, thetas, batch, n=OBSERVATIONS):
     """`batch_gradients` over `thetas` in batches of `batch` rows on the cluster."""
     parts = [thetas[i : i + batch] for i in range(0, len(thetas), batch)]
-    futures = client.map(batch_gradients, parts, pure=False)
+    futures = client.map(batch_gradients, parts, n=n, pure=False)
     return np.concatenate(client.gather(futures))
 
 
@@ -70,6 +81,7 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--points", type=int, default=4000)
     ap.add_argument("--batch", type=int, default=250)
+    ap.add_argument("--observations", type=int, default=OBSERVATIONS)
     ap.add_argument("--threads", action="store_true", help="threads of this process")
     args = ap.parse_args(argv)
     from distributed import Client, LocalCluster
@@ -81,7 +93,8 @@ def main(argv=None):
 
     thetas = grid(args.points)
     t0 = time.perf_counter()
-    plain = sweep_dask.batch_gradients(thetas)  # the plain loop, in this process
+    n = args.observations
+    plain = sweep_dask.batch_gradients(thetas, n)  # the plain loop, in this process
     t_plain = time.perf_counter() - t0
     with (
         LocalCluster(
@@ -92,9 +105,9 @@ def main(argv=None):
         ) as cluster,  # fmt: skip
         Client(cluster) as client,
     ):
-        sweep_dask.sweep(client, thetas[: args.workers], 1)  # each worker traces once
+        sweep_dask.sweep(client, thetas[: args.workers], 1, n)  # each worker traces once
         t0 = time.perf_counter()
-        out = sweep_dask.sweep(client, thetas, args.batch)
+        out = sweep_dask.sweep(client, thetas, args.batch, n)
         t_sweep = time.perf_counter() - t0
     assert np.array_equal(out, plain), "the sweep differs from the plain loop"
     best = thetas[np.argmin(np.linalg.norm(out, axis=1))]

@@ -192,6 +192,23 @@ for opt_name, cap, as_view in (("SGD", None, False), ("Adam", 0.0005, False),
                 err_msg=f"DDP {opt_name} step {step}",
             )  # fmt: skip
 
+# new gradients are written into the buckets (no copy in or out), and a gradient handed out
+# is never written again: the last step's .grad, still held, keeps its values
+local = make(seed=R)
+ddp = DDP(local, bucket_cap_mb=0.0005)
+opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
+held = None
+for _ in range(3):
+    opt.zero_grad(set_to_none=True)
+    loss_fn(ddp(X[mine]), Y[mine]).backward()
+    views = [v for b in ddp._buckets for v in b.views]
+    assert all(any(p.grad._data is v for v in views) for p in local.parameters())
+    if held is not None:
+        for g, want in held:
+            np.testing.assert_array_equal(g.numpy(), want, err_msg="an earlier .grad changed")
+    held = [(p.grad, p.grad.numpy().copy()) for p in local.parameters()]
+    opt.step()
+
 # no_sync: two local micro-batches, then a synchronised one: the average of the summed grads
 local = make(seed=R)
 ddp = DDP(local)

@@ -205,6 +205,46 @@ def test_compiled_ddp_world_of_one(world_of_one):
             np.testing.assert_allclose(p, q, rtol=1e-12, atol=1e-15)
 
 
+def _ddp_steps_into_buckets(compiled, x):
+    """Three DDP steps; each new .grad is its bucket's view, earlier ones keep their
+    values. The parameters' ids."""
+    from nbgrad.nn.parallel import DistributedDataParallel as DDP
+
+    model = nbgrad.nn.Sequential(nbgrad.nn.Linear(4, 5), nbgrad.nn.Tanh(),
+                                 nbgrad.nn.Linear(5, 3)).double()  # fmt: skip
+    ddp = DDP(model, bucket_cap_mb=0.0001)  # (several buckets)
+    opt = nbgrad.optim.SGD(ddp.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        ddp(x).pow(2).sum().backward()
+        opt.step()
+
+    f = nbgrad.compile(step, fallback="raise") if compiled else step
+    held = []
+    for _ in range(3):
+        f(x)
+        views = [v for b in ddp._buckets for v in b.views]
+        assert len(ddp._buckets) > 1
+        assert all(any(p.grad._data is v for v in views) for p in model.parameters())
+        for g, want in held:
+            np.testing.assert_array_equal(g.numpy(), want)
+        held += [(p.grad, p.grad.numpy().copy()) for p in model.parameters()]
+    return [id(p) for p in model.parameters()]
+
+
+def test_ddp_gradients_are_written_into_its_buckets(world_of_one):
+    """A new .grad is written by the pass into its bucket (eager and compiled): no copy
+    before the all-reduce; a .grad handed out is never written again by a later step."""
+    from nbgrad.autograd import hooks
+
+    x = nbgrad.from_numpy(np.random.default_rng(0).standard_normal((8, 4)))
+    for compiled in (False, True):
+        ids = _ddp_steps_into_buckets(compiled, x)
+        gc.collect()
+        assert not any(i in hooks.GRAD_STORAGE for i in ids)  # gone with the parameters
+
+
 def test_launched_without_mpi4py_refuses(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py", None)
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")
@@ -297,9 +337,10 @@ def test_dask_sweep_equals_plain_loop():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     thetas = mod.grid(2000, seed=1)
-    plain = mod.batch_gradients(thetas)  # the compiled func.grad, in a plain loop
+    n = 64  # observations (the example fits 4,096)
+    plain = mod.batch_gradients(thetas, n)  # the compiled func.grad, in a plain loop
     assert [type(v).__name__ for v in mod.gradient.programs.values()] == ["_Replay"]
-    t, y = nbgrad.from_numpy(mod.T), nbgrad.from_numpy(mod.observations())
+    t, y = nbgrad.from_numpy(mod.times(n)), nbgrad.from_numpy(mod.observations(n))
     th = nbgrad.from_numpy(thetas[::50].copy()).requires_grad_()
     a, w, d = th[:, :1], th[:, 1:2], th[:, 2:]  # eager autograd, 40 parameter sets at once
     per_set = ((a * nbgrad.sin(w * t) * nbgrad.exp(-d * t) - y) ** 2).mean(1)
@@ -311,5 +352,5 @@ def test_dask_sweep_equals_plain_loop():
         ) as cluster,  # fmt: skip
         Client(cluster) as client,
     ):
-        out = mod.sweep(client, thetas, 250)
+        out = mod.sweep(client, thetas, 250, n)
     assert np.array_equal(out, plain)

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _cache
+from ..autograd.hooks import new_grad_buffer
 from ..tensor import Tensor
 
 # the kernels must be defined under the cache dir, however this package is imported
@@ -120,7 +121,7 @@ class _Replay:
                 G.append(g._data)
                 flags.append(1)
             else:
-                G.append(np.empty(d.shape, d.dtype))
+                G.append(np.empty(d.shape, d.dtype) if g is not None else new_grad_buffer(t, d))
                 flags.append(0)
                 merged = merged or g is not None
         flags = np.array(flags, np.int64) if flags else _NO_FLAGS

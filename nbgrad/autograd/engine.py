@@ -253,7 +253,7 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
                 T.ginit[s] = 1
                 result[s] = None  # accumulated in place
                 continue
-            buf = np.empty(d.shape, d.dtype)
+            buf = np.empty(d.shape, d.dtype) if g is not None else hooks.new_grad_buffer(t, d)
             result[s] = buf
         T.gaddr[s] = address(buf)
         T.ginit[s] = 0

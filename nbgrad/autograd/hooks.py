@@ -22,6 +22,8 @@ again for the leaves the traced pass accumulated into (`_compile/trace.py` recor
 import weakref
 from collections import OrderedDict
 
+import numpy as np
+
 from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
 from . import versions
@@ -153,6 +155,24 @@ def register_post_accumulate_grad_hook(t, hook):
     handle = _PostHandle(t, hooks)
     hooks[handle.id] = hook
     return handle
+
+
+# id(leaf) -> `storage(leaf)`: an array the pass may write the leaf's new .grad into (a
+# fresh one, of its shape and dtype), or None for an ordinary one. DistributedDataParallel
+# hands out views of its all-reduce buckets, so gradients land where they are reduced.
+# Asked only for leaves whose .grad is None; a program without it pays one truthiness test.
+GRAD_STORAGE: dict = {}
+
+
+def new_grad_buffer(t, d):
+    """The array a pass writes leaf t's new .grad into (d: t's value)."""
+    if GRAD_STORAGE:
+        f = GRAD_STORAGE.get(id(t))
+        if f is not None:
+            buf = f(t)
+            if buf is not None:
+                return buf
+    return np.empty(d.shape, d.dtype)
 
 
 def queue_callback(callback):

@@ -3,22 +3,27 @@
 
 At construction, parameters and buffers are broadcast from rank 0, so every rank starts
 alike. Parameters are grouped in buckets of about `bucket_cap_mb` (in reverse order, as
-PyTorch groups them), each with one flat buffer kept for the model's life. nbgrad's
+PyTorch groups them), each with a flat buffer. nbgrad's
 backward is one compiled sweep and the post-accumulate-grad hooks run after it, so there
-is nothing for communication to overlap: each parameter's hook only notes that it
-received a gradient (and the first queues a callback); the callback, at the end of the
-pass, copies each bucket's gradients into its buffer, all-reduces it (blocking, buckets
-in the same order on every rank, as MPI needs) and divides the sums into the `.grad`
-arrays in place. Under `nbgrad.compile` the forward's part (`_pre_forward`) and the hooks
-are Python actions replayed around the compiled program (`_compile/trace.py`), so a
-compiled step all-reduces exactly as an eager one."""
+is nothing for communication to overlap: each parameter's hook only notes that it received
+a gradient (and the first queues a callback); the callback, at the end of the pass,
+all-reduces each bucket's buffer (blocking, buckets in the same order on every rank, as
+MPI needs) and divides the sums in place. New gradients are written by the pass into their
+bucket (`_Bucket.storage`), so the buffer holds them without a copy and `.grad` holds the
+average without one; a gradient that was not (one accumulated into, or replaced by a hook)
+is copied in and the average copied back. Under `nbgrad.compile` the forward's part
+(`_pre_forward`) and the hooks are Python actions replayed around the compiled program
+(`_compile/trace.py`), so a compiled step all-reduces exactly as an eager one."""
 
 import contextlib
+import functools
 import sys
+import weakref
 
 import numpy as np
 
 from ... import distributed as dist
+from ...autograd import hooks
 from ..modules.module import Module
 
 _MB = 1024 * 1024
@@ -73,6 +78,10 @@ class DistributedDataParallel(Module):
         self._buckets = [_Bucket(params, idx) for idx in self._bucket_indices(params)]
         for i, p in enumerate(params):
             p.register_post_accumulate_grad_hook(self._hook(i))
+        for b in self._buckets:  # new gradients are written into the buckets
+            for j, p in enumerate(b.params):
+                hooks.GRAD_STORAGE[id(p)] = functools.partial(_storage, weakref.ref(b), j)
+                weakref.finalize(p, hooks.GRAD_STORAGE.pop, id(p), None)
         self._sync_next = False  # the forward under way asked for a synchronised backward
         self._ready = None  # per parameter, during a synchronised pass: received a gradient
 
@@ -138,10 +147,8 @@ class DistributedDataParallel(Module):
             if self._sync_next:
                 ready = self._ready
                 if ready is None:
-                    from ...autograd.hooks import queue_callback
-
                     ready = self._ready = [False] * len(self._params)
-                    queue_callback(self._finish)
+                    hooks.queue_callback(self._finish)
                 ready[i] = True
 
         return hook
@@ -179,21 +186,46 @@ class DistributedDataParallel(Module):
 
 class _Bucket:
     """Parameters reduced together, and their flat buffer; `views[j]` is parameter j's
-    part of it, in its shape."""
+    part of it, in its shape.
+
+    A backward writes a parameter's new `.grad` (one whose `.grad` was None) straight into
+    its view (`storage`, through `hooks.GRAD_STORAGE`), so the all-reduce needs no copy in
+    and the average none out: the gradients are parts of the buffer. A view is handed out
+    once; asked again (the next step's gradient, the last one perhaps still held by the
+    user), the bucket takes a new buffer, and an earlier gradient is never written again."""
 
     def __init__(self, params, idx):
         self.params = [params[i] for i in idx]
         self.idx = idx
-        sizes = [p._data.size for p in self.params]
-        flat = np.empty(sum(sizes), self.params[0]._data.dtype)
-        offs = np.cumsum([0, *sizes])
+        self.dtype = self.params[0]._data.dtype
+        self.sizes = [p._data.size for p in self.params]
+        self.offsets = np.cumsum([0, *self.sizes]).tolist()
+        self._renew()
+
+    def _renew(self):
+        flat = np.empty(self.offsets[-1], self.dtype)
+        o, mem = self.offsets, memoryview(flat)
+        # each view over a memoryview of its part, not over `flat`: a view is then a storage
+        # of its own, with its own version counter (autograd/versions.py), as a gradient is
         self.views = [
-            flat[a:b].reshape(p._data.shape) for p, a, b in zip(self.params, offs, offs[1:])
+            np.frombuffer(mem[o[j] : o[j + 1]], self.dtype).reshape(p._data.shape)
+            for j, p in enumerate(self.params)
         ]
+        self.flat = flat
         self.tensor = _host_tensor(flat)
+        self.handed = [False] * len(self.params)
+
+    def storage(self, j):
+        """Parameter j's view, for its new gradient (the buffer renewed if it was handed
+        out before)."""
+        if self.handed[j]:
+            self._renew()
+        self.handed[j] = True
+        return self.views[j]
 
     def fill(self):
-        """This rank's gradients into the buffer (zeros for a parameter without one)."""
+        """This rank's gradients into the buffer (zeros for a parameter without one); a
+        gradient written into its view already is there."""
         for p, v in zip(self.params, self.views):
             g = p._grad
             if g is None:
@@ -202,19 +234,33 @@ class _Bucket:
                 np.copyto(v, g._data)
 
     def average_into_grads(self, n, used, as_view):
-        """The buffer's sums divided by n into each `.grad` in place; a parameter without
-        `.grad` (unused on this rank), or every one with gradient_as_bucket_view, gets
-        its part of the buffer as `.grad` (a copy without it)."""
-        for i, p, v in zip(self.idx, self.params, self.views):
+        """The buffer's sums divided by n, into each `.grad` (in place where it is not the
+        buffer's view already); a parameter without `.grad` (unused on this rank) gets its
+        part as `.grad` (a copy unless gradient_as_bucket_view)."""
+        np.divide(self.flat, n, out=self.flat)
+        for j, (i, p, v) in enumerate(zip(self.idx, self.params, self.views)):
             if used is not None and not used[i]:
                 continue
             g = p._grad
-            if g is not None and (g._data is v or not as_view):
-                np.divide(v, n, out=g._data)
-                g._version += 1
-            else:
-                np.divide(v, n, out=v)
+            if g is None:
+                if as_view:
+                    self.handed[j] = True
                 p.grad = _host_tensor(v if as_view else v.copy())
+                continue
+            if g._data is not v:
+                if as_view:
+                    np.copyto(v, g._data)  # (the gradient's own storage keeps its values)
+                    p.grad = _host_tensor(v)
+                    self.handed[j] = True
+                    continue
+                np.copyto(g._data, v)
+            g._bump()  # an in-place write
+
+
+def _storage(bucket_ref, j, _param):
+    """A new gradient's storage: its view of the bucket, while the DDP module lives."""
+    b = bucket_ref()
+    return None if b is None else b.storage(j)
 
 
 def _host_tensor(a):
