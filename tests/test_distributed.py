@@ -206,8 +206,8 @@ def test_compiled_ddp_world_of_one(world_of_one):
 
 
 def _ddp_steps_into_buckets(compiled, x):
-    """Three DDP steps; each new .grad is its bucket's view, earlier ones keep their
-    values. The parameters' ids."""
+    """DDP steps: each new .grad is its bucket's view, earlier ones still held keep their
+    values, and buffers are reused once nothing holds them. The parameters' ids."""
     from nbgrad.nn.parallel import DistributedDataParallel as DDP
 
     model = nbgrad.nn.Sequential(nbgrad.nn.Linear(4, 5), nbgrad.nn.Tanh(),
@@ -230,6 +230,12 @@ def _ddp_steps_into_buckets(compiled, x):
         for g, want in held:
             np.testing.assert_array_equal(g.numpy(), want)
         held += [(p.grad, p.grad.numpy().copy()) for p in model.parameters()]
+    # nothing holds the gradients any more: the next steps write into the same buffers
+    del held, views, g
+    flats = [b.flat for b in ddp._buckets]
+    for _ in range(2):
+        f(x)
+        assert all(b.flat is a for b, a in zip(ddp._buckets, flats))
     return [id(p) for p in model.parameters()]
 
 

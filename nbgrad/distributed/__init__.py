@@ -251,19 +251,19 @@ def _wrote(*tensors):
     """Count the collective's write into each tensor as one in-place write (the tensor's
     own way to count one: whatever else an in-place write must reach is reached too)."""
     for t in tensors:
-        t._version += 1
+        t._bump()
+
+
+_MPI_NAMES = {ReduceOp.SUM: "SUM", ReduceOp.AVG: "SUM", ReduceOp.PRODUCT: "PROD",
+              ReduceOp.MIN: "MIN", ReduceOp.MAX: "MAX", ReduceOp.BAND: "BAND",
+              ReduceOp.BOR: "BOR", ReduceOp.BXOR: "BXOR"}  # fmt: skip
 
 
 def _mpi_op(op):
     mpi = _STATE["mpi"]
-    op = ReduceOp(op.value if isinstance(op, ReduceOp) else op)
-    if op is ReduceOp.AVG:
-        op = ReduceOp.SUM
-    if mpi is None:
-        return None
-    return {ReduceOp.SUM: mpi.SUM, ReduceOp.PRODUCT: mpi.PROD, ReduceOp.MIN: mpi.MIN,
-            ReduceOp.MAX: mpi.MAX, ReduceOp.BAND: mpi.BAND, ReduceOp.BOR: mpi.BOR,
-            ReduceOp.BXOR: mpi.BXOR}[op]  # fmt: skip
+    if type(op) is not ReduceOp:
+        op = ReduceOp(op.value if isinstance(op, ReduceOp) else op)
+    return None if mpi is None else getattr(mpi, _MPI_NAMES[op])
 
 
 def _in_place():

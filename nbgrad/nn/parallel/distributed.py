@@ -24,6 +24,7 @@ import numpy as np
 
 from ... import distributed as dist
 from ...autograd import hooks
+from ...tape import D_SEQ, TAPE
 from ..modules.module import Module
 
 _MB = 1024 * 1024
@@ -82,8 +83,8 @@ class DistributedDataParallel(Module):
             for j, p in enumerate(b.params):
                 hooks.GRAD_STORAGE[id(p)] = functools.partial(_storage, weakref.ref(b), j)
                 weakref.finalize(p, hooks.GRAD_STORAGE.pop, id(p), None)
-        self._sync_next = False  # the forward under way asked for a synchronised backward
-        self._ready = None  # per parameter, during a synchronised pass: received a gradient
+        # what the hooks note in a pass (a plain object: Module's __setattr__ is slow)
+        self._pass = _Pass()
 
     # -- set-up ------------------------------------------------------------------------------
     def _sync_module_states(self):
@@ -122,7 +123,7 @@ class DistributedDataParallel(Module):
         """Whether this forward's backward synchronises; rank 0's buffers everywhere."""
         from ... import is_grad_enabled, no_grad
 
-        self._sync_next = self.require_backward_grad_sync and is_grad_enabled()
+        self._pass.sync = self.require_backward_grad_sync and is_grad_enabled()
         bufs = self._buffer_list
         if bufs and self.broadcast_buffers and self.require_forward_param_sync:
             if dist.get_world_size(self.process_group) > 1:
@@ -144,18 +145,19 @@ class DistributedDataParallel(Module):
     # -- backward -----------------------------------------------------------------------------
     def _hook(self, i):
         def hook(_param):
-            if self._sync_next:
-                ready = self._ready
+            st = self._pass
+            if st.sync:
+                ready = st.ready
                 if ready is None:
-                    ready = self._ready = [False] * len(self._params)
+                    ready = st.ready = [False] * len(self._params)
                     hooks.queue_callback(self._finish)
                 ready[i] = True
 
         return hook
 
     def _finish(self):
-        ready, self._ready = self._ready, None
-        self._sync_next = False
+        st = self._pass
+        ready, st.ready, st.sync = st.ready, None, False
         if not all(ready) and not self.find_unused_parameters:
             unused = [self._name_of(i) for i, r in enumerate(ready) if not r]
             raise RuntimeError(
@@ -170,10 +172,13 @@ class DistributedDataParallel(Module):
             used = _host_tensor(np.array(ready, np.int32))
             dist.all_reduce(used, dist.ReduceOp.MAX, group=group)
             used = used._data
-        n = dist.get_world_size(group)
+        comm = dist._comm(group)
+        n = comm.Get_size()
+        in_place, op = dist._in_place(), dist._mpi_op(dist.ReduceOp.SUM)
         for b in self._buckets:
             b.fill()
-            dist.all_reduce(b.tensor, group=group)
+            if n > 1:  # (MPI's own call: the buffer is no tensor, no version to count)
+                comm.Allreduce(in_place, b.flat, op=op)
             b.average_into_grads(n, used, self.gradient_as_bucket_view)
 
     def _name_of(self, i):
@@ -184,6 +189,16 @@ class DistributedDataParallel(Module):
         return str(i)
 
 
+class _Pass:
+    """`sync`: the forward under way asked for a synchronised backward; `ready`: per
+    parameter, during a synchronised pass, whether it received a gradient."""
+
+    __slots__ = ("sync", "ready")
+
+    def __init__(self):
+        self.sync, self.ready = False, None
+
+
 class _Bucket:
     """Parameters reduced together, and their flat buffer; `views[j]` is parameter j's
     part of it, in its shape.
@@ -191,8 +206,9 @@ class _Bucket:
     A backward writes a parameter's new `.grad` (one whose `.grad` was None) straight into
     its view (`storage`, through `hooks.GRAD_STORAGE`), so the all-reduce needs no copy in
     and the average none out: the gradients are parts of the buffer. A view is handed out
-    once; asked again (the next step's gradient, the last one perhaps still held by the
-    user), the bucket takes a new buffer, and an earlier gradient is never written again."""
+    once while anything else holds a view of the buffer; asked again (the next step's
+    gradient) while the last one is still held, the bucket takes a new buffer: an earlier
+    gradient is never written again."""
 
     def __init__(self, params, idx):
         self.params = [params[i] for i in idx]
@@ -212,14 +228,21 @@ class _Bucket:
             for j, p in enumerate(self.params)
         ]
         self.flat = flat
-        self.tensor = _host_tensor(flat)
         self.handed = [False] * len(self.params)
+        self.born = TAPE.desc.item(D_SEQ)  # rows recorded before the buffer existed
+        self.own_refs = _refs(self.views)  # the views' references while only we hold them
 
     def storage(self, j):
-        """Parameter j's view, for its new gradient (the buffer renewed if it was handed
-        out before)."""
+        """Parameter j's view, for its new gradient. One handed out before is handed out
+        again only when nothing but the bucket holds any view of the buffer (the last
+        step's gradients were dropped, as `zero_grad()` does); else the bucket takes a
+        new buffer."""
         if self.handed[j]:
-            self._renew()
+            if _refs(self.views) == self.own_refs:
+                self.handed = [False] * len(self.params)
+                self.born = TAPE.desc.item(D_SEQ)
+            else:
+                self._renew()
         self.handed[j] = True
         return self.views[j]
 
@@ -237,7 +260,11 @@ class _Bucket:
         """The buffer's sums divided by n, into each `.grad` (in place where it is not the
         buffer's view already); a parameter without `.grad` (unused on this rank) gets its
         part as `.grad` (a copy unless gradient_as_bucket_view)."""
-        np.divide(self.flat, n, out=self.flat)
+        if n != 1:
+            np.divide(self.flat, n, out=self.flat)
+        # a write to a gradient in the buffer counts (for the version checks of backward)
+        # only if a row recorded since the buffer was made may have saved it
+        count = n != 1 and TAPE.desc.item(D_SEQ) != self.born
         for j, (i, p, v) in enumerate(zip(self.idx, self.params, self.views)):
             if used is not None and not used[i]:
                 continue
@@ -254,7 +281,15 @@ class _Bucket:
                     self.handed[j] = True
                     continue
                 np.copyto(g._data, v)
-            g._bump()  # an in-place write
+                g._bump()  # an in-place write
+            elif count:
+                g._bump()
+
+
+def _refs(views):
+    """The reference count of each view: another holder (a `.grad`, a NumPy view of one,
+    an array derived from one) adds to it."""
+    return [sys.getrefcount(v) for v in views]
 
 
 def _storage(bucket_ref, j, _param):
