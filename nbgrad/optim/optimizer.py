@@ -147,7 +147,16 @@ class Optimizer:
                     cuda_optim.step(type(self)._kernel.py_func.__name__, p, bufs, ts[-1], h)
                     stepped.append(p)
                     continue
-                a = [address(p._data)] + [_addr(t, p) for t in bufs]
+                a = [address(p._data)]
+                ga = None  # the gradient's address (SGD without momentum passes it twice)
+                for t in bufs:
+                    if t is g:
+                        if ga is None:
+                            check_buffer(g, p)  # (only read: no writability check)
+                            ga = address(g._data)
+                        a.append(ga)
+                    else:
+                        a.append(_addr(t, p))
                 if self._has_step:
                     a.append(address(ts[-1]._data))
                 addrs.append(a)
@@ -248,11 +257,11 @@ class Optimizer:
 
 
 def _addr(t, p):
-    """Address of `t`'s array after checking it matches parameter `p` (the kernel writes
-    through raw addresses, so a buffer of another dtype or size must never reach it)."""
+    """Address of state buffer `t`'s array after checking it matches parameter `p` (the
+    kernel writes through raw addresses, so a buffer of another dtype or size, or a
+    read-only one, must never reach it)."""
     check_buffer(t, p)
-    if t is not p._grad:  # state buffers are written; the gradient is only read
-        check_writable(t._data)
+    check_writable(t._data)
     return address(t._data)
 
 
