@@ -195,6 +195,8 @@ for opt_name, cap, as_view in (("SGD", None, False), ("Adam", 0.0005, False),
 # new gradients are written into the buckets (no copy in or out), and a gradient handed out
 # is never written again: the last step's .grad, still held, keeps its values
 local = make(seed=R)
+seen = []  # a view of a gradient taken by a hook before DDP averages it sees the average
+local[0].weight.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.view(-1)))
 ddp = DDP(local, bucket_cap_mb=0.0005)
 opt = torch.optim.SGD(ddp.parameters(), lr=0.1)
 held = None
@@ -207,6 +209,7 @@ for _ in range(3):
         for g, want in held:
             np.testing.assert_array_equal(g.numpy(), want, err_msg="an earlier .grad changed")
     held = [(p.grad, p.grad.numpy().copy()) for p in local.parameters()]
+    np.testing.assert_array_equal(seen[-1].numpy(), local[0].weight.grad.numpy().reshape(-1))
     opt.step()
 
 # no_sync: two local micro-batches, then a synchronised one: the average of the summed grads

@@ -282,7 +282,7 @@ class _Bucket:
                     continue
                 np.copyto(g._data, v)
                 g._bump()  # an in-place write
-            elif count:
+            elif count or (g._aux is not None and g._aux[2]):  # (or views of it to refresh)
                 g._bump()
 
 
