@@ -1145,7 +1145,11 @@ def build(tr, tracers):
     for j in range(len(g.extras)):
         pre.append(f"    X{j} = TG[{j}]")
     ret = "    alive((" + "".join(f"{a}, " for a in owned) + "))\n"
-    ret += "    return (" + "".join(f"{r}, " for r in rets) + "badce)"
+    # a result in an arena is returned as a copy: a view would keep the whole arena alive
+    # with it, and a caller holding results (a list of losses, a sweep's gradients) would
+    # make every call allocate, and page in, a fresh arena
+    out = [f"{r}.copy()" if r in g.in_arena else r for r in rets]
+    ret += "    return (" + "".join(f"{r}, " for r in out) + "badce)"
     ret_dt = [tr.dtype[int(r[1:])] for r in rets]
     early = "return (" + "".join(f"np.empty(0, {_D[d]}), " for d in ret_dt) + "-2)"
     g.L = [ln.replace("@@EARLY@@", early) for ln in g.L]
