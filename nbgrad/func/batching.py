@@ -18,6 +18,7 @@ those same wrappers, so an outer level's batched value dispatches again.
 
 import inspect
 import string
+import sys
 import warnings
 
 from ..tensor import Tensor
@@ -890,7 +891,7 @@ _SKIP = {
 _PATCHED: list = []  # (module, {name: original}) or (class, None) while installed
 _GATED: set = set()  # classes whose methods were replaced by `_gated` ones
 _UNGATED: dict = {}  # name -> Tensor's own method, where a `_gated` one replaced it
-WRAPPER: dict = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
+WRAPPER: dict = {}  # id(original) -> its wrapper, read while installed (vmap(torch.sin) gets one)
 
 
 def _scan_targets():
@@ -961,12 +962,12 @@ def _make_wrapper(owner, name, f):
     return w
 
 
-_PLAN: dict = {}  # whether nbgrad.special is loaded -> [(owner, {name: wrapper}, {name: original})]
+# whether nbgrad.special is loaded -> ([(owner, {name: wrapper}, {name: original})], {id of
+# an original: its wrapper}, [(a module's dict, {name: wrapper}, {name: original})])
+_PLAN: dict = {}
 
 
 def _plan():
-    import sys
-
     key = "nbgrad.special" in sys.modules
     plan = _PLAN.get(key)
     if plan is None:
@@ -975,7 +976,8 @@ def _plan():
             w, o = by_owner.setdefault(owner, ({}, {}))
             w[name], o[name] = _make_wrapper(owner, name, f), f
         ids = {id(f): w[n] for w, o in by_owner.values() for n, f in o.items()}
-        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids)
+        mods = [(vars(m), w, o) for m, (w, o) in by_owner.items() if not isinstance(m, type)]
+        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids, mods)
     return plan
 
 
@@ -996,31 +998,40 @@ def _gated(w, f):
 
 
 def install():
-    """Put the wrappers in place (one dict update per module: this runs at every call)."""
-    plan, ids = _plan()
-    for owner, wrappers, originals in plan:
-        if isinstance(owner, type):
-            if owner not in _GATED:
-                _GATED.add(owner)
-                for n, w in wrappers.items():
-                    _UNGATED[n] = originals[n]
-                    setattr(owner, n, _gated(w, originals[n]))
-            _ACTIVE[0] += 1
-            _PATCHED.append((owner, None))
-        else:
-            vars(owner).update(wrappers)
-            _PATCHED.append((owner, originals))
+    """Put the wrappers in place: one dict update per module, as this runs at every call
+    (Tensor's methods are gated once for good, and WRAPPER keeps the entries of the plan
+    installed last: it is read only while a vmap runs)."""
+    plan = _plan()
+    if _INSTALLED[0] is not plan:
+        _install_first(plan)
+    _ACTIVE[0] += 1
+    mods = plan[2]
+    for d, wrappers, _ in mods:
+        d.update(wrappers)
+    _PATCHED.append(mods)
+
+
+_INSTALLED: list = [None]  # the plan WRAPPER holds, its classes gated
+
+
+def _install_first(plan):
+    entries, ids, _ = plan
+    for owner, wrappers, originals in entries:
+        if isinstance(owner, type) and owner not in _GATED:
+            _GATED.add(owner)
+            for n, w in wrappers.items():
+                _UNGATED[n] = originals[n]
+                setattr(owner, n, _gated(w, originals[n]))
+    WRAPPER.clear()
     WRAPPER.update(ids)
+    _INSTALLED[0] = plan
 
 
 def uninstall():
     while _PATCHED:
-        owner, originals = _PATCHED.pop()
-        if originals is None:
-            _ACTIVE[0] -= 1
-        else:
-            vars(owner).update(originals)
-    WRAPPER.clear()
+        for d, _, originals in _PATCHED.pop():
+            d.update(originals)
+        _ACTIVE[0] -= 1
 
 
 def _batched_method(name):
