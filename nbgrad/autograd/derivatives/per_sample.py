@@ -123,7 +123,7 @@ def _apply(plan, losses, leaves, slots, ks, B):
     (a leaf's Diag gradient), then the boundary rows' per-sample rules."""
     dt = losses._data.dtype
     refs = [leaves[m - 1] if 0 < m <= len(leaves) else _Slot(slots[m]) for m in plan.targets]
-    res = _SWEEPS[0]._run([losses], [_ones(B, dt)], True, refs) if refs else {}
+    res = _SWEEPS[0]._run([losses], [_ones(B, dt)], True, refs, True) if refs else {}  # (locked)
     if plan.at_root:
         res[losses._slot] = np.ones(B, dt)  # (a rule's result may alias d)
     out = [None] * len(leaves)
