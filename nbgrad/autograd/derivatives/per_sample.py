@@ -170,14 +170,13 @@ def _plan_of(root, leaf_slots):
     looked up by the graph's structure (its classification depends on nothing else); this
     graph's slot numbers (by the plan's numbering) and rows (newest first, an array)."""
     T = TAPE
-    wanted = np.array(leaf_slots, np.int64)
-    flat, shp, freed = walk.walk(T.R, T.I, T.S, np.array([root], np.int64), _NO_SLOTS,
-                                 wanted[wanted >= 0], True)  # fmt: skip
+    flat, shp, freed, sig, slots, ks = walk.walk_signature(
+        T.R, T.I, T.S, root, np.array(leaf_slots, np.int64)
+    )
     if freed:
         from ..engine import SECOND_BACKWARD
 
         raise RuntimeError(SECOND_BACKWARD)
-    sig, slots, ks = walk.signature(T.R, T.I, T.S, flat, root, wanted)
     key = sig.tobytes()
     slots = slots.tolist()
     plan = _PLANS.get(key, _MISSING)

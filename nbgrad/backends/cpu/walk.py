@@ -206,3 +206,12 @@ def _slot_sig(S, s, i, out, o):
     for d in range(nd):
         out[o + 4 + d] = S[s, S_SHAPE + d]
     return o + 4 + nd
+
+
+@njit(cache=True, error_model="numpy")
+def walk_signature(R, I, S, root, wanted):  # noqa: E741 - the tape's name
+    """`walk` from slot `root` down to the `wanted` slots (-1s skipped), then `signature`
+    of its rows: (rows, shapes, freed, signature, slot numbers, row numbers) in one call."""
+    flat, shp, freed = walk(R, I, S, np.array([root]), wanted[:0], wanted[wanted >= 0], True)
+    sig, slots, rows = signature(R, I, S, flat, root, wanted)
+    return flat, shp, freed, sig, slots, rows
