@@ -132,13 +132,14 @@ def _apply(plan, losses, leaves, slots, ks, B):
         d = res.get(leaves[i]._slot)
         if d is not None:
             out[i] = Diag(d.reshape(shape)).dense()._data
-    for r, name, outs, ins, params, mask, shapes in plan.boundary:
+    for r, name, outs, ins, params, mask, shapes, iattrs in plan.boundary:
         d = res.get(slots[outs[0]])
         if d is None:
             continue
         shapes = {slots[m]: sh for m, sh in shapes}
         outs, ins = [slots[m] for m in outs], [slots[m] for m in ins]
         row = Row(ks.item(r), name, 1, (B,), outs, ins, shapes, mask)
+        row._ia = iattrs  # (part of the signature: the same at every call of the plan)
         gins = vjp(row, Diag(d.reshape(shapes[outs[0]])))
         if gins is None:
             return None
@@ -155,7 +156,8 @@ class _Plan:
     (slot m: slots[m] of a call; row r: the walk's r-th row): the slots the compiled sweep
     stops at, the leaves it reaches (leaf i: its Diag gradient's shape), whether the root
     is a boundary row's output, and the boundary rows (r, op name, out and in slot
-    numbers, [(input position, leaf)], the rule's input mask, [(slot number, shape)])."""
+    numbers, [(input position, leaf)], the rule's input mask, [(slot number, shape)], int
+    attrs)."""
 
     __slots__ = ("targets", "leaves", "at_root", "boundary")
 
@@ -214,9 +216,10 @@ def _build(flat, shp, slots, ks, root, leaf_slots):
         outs, ins, code, _ = by_row[k]
         mask = tuple([j in params for j in range(len(ins))])
         used = {num[s]: shapes[s] for s in (*outs, *ins)}
+        iattrs = Row(k, OPS[code].name, 1, (), outs, ins, shapes, mask).iattrs
         plan.boundary.append((place[k], OPS[code].name, [num[s] for s in outs],
                               [num[s] for s in ins], [(j, want[ins[j]]) for j in params],
-                              mask, list(used.items())))  # fmt: skip
+                              mask, list(used.items()), iattrs))  # fmt: skip
     return plan
 
 
@@ -391,7 +394,7 @@ def _sum_dim(row, d):
 
 def _linear(row, d):
     """y = x @ w^T (+ b) over rows of a 2-D x: gx keeps rows; gw, gb are per sample."""
-    m, i_, o = (int(v) for v in row.iattrs[:3])
+    m, i_, o = row.iattrs[:3].tolist()
     if len(row.shape(row.ins[0])) != 2 or m != d.shape[0]:
         return None
     x, w = row.saved[0].reshape(m, i_), row.saved[1]
