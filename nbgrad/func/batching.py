@@ -1054,6 +1054,7 @@ _INSTALLED: list = [None]  # the plan WRAPPER holds, its classes gated
 
 
 def _install_first(plan):
+    """What installing `plan` needs only when it changes: Tensor's gated methods, WRAPPER."""
     entries, ids, _ = plan
     for owner, wrappers, originals in entries:
         if isinstance(owner, type) and owner not in _GATED:
