@@ -375,3 +375,28 @@ def test_functional_call_recipes_match_torch():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         _close(_recipes(nb), _recipes(torch))
+
+
+def test_module_functions_read_by_hot_code_are_the_wrappers_inside_vmap():
+    """vmap puts the batched functions in place by swapping the modules' classes (or their
+    dicts): code that read nbgrad.sin etc. many times before (CPython may specialise those
+    reads) finds them inside each call, and the modules' own functions after it."""
+    import types
+
+    import nbgrad.special
+
+    F = nb.nn.functional
+    before = (nb.sin, F.relu, nbgrad.special.expit)
+
+    def f(x):
+        return nb.sin(x) + F.relu(x) * nbgrad.special.expit(x)
+
+    x = nb.tensor(np.random.default_rng(3).standard_normal((4, 3)))
+    xn = x.numpy()
+    want = np.sin(xn) + np.maximum(xn, 0) / (1 + np.exp(-xn))
+    for _ in range(3):
+        for _ in range(100):
+            f(x[0])
+        np.testing.assert_allclose(nb.func.vmap(f)(x).numpy(), want, rtol=1e-12)
+    assert all(a is b for a, b in zip((nb.sin, F.relu, nbgrad.special.expit), before))
+    assert type(nb) is types.ModuleType and type(F) is types.ModuleType

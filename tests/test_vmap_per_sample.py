@@ -258,3 +258,116 @@ def test_vmap_calls_leave_the_tensor_class_alone():
     np.testing.assert_allclose(got.numpy(), 4 * x.numpy().sum(1), rtol=1e-6)
     y = nb.ones(3)  # outside vmap, the plain methods again
     assert y.add(y).tolist() == [2.0, 2.0, 2.0]
+
+
+# -- the plans kept per graph structure (per_sample._PLANS): a repeated call skips the
+# classification; each test below fails if a plan were reused where it must not be
+
+
+@pytest.fixture
+def built(monkeypatch):
+    """The plans built (one per graph structure met), from an empty cache."""
+    seen = []
+    real = per_sample._build
+
+    def spy(*args):
+        plan = real(*args)
+        seen.append(plan)
+        return plan
+
+    monkeypatch.setattr(per_sample, "_PLANS", {})
+    monkeypatch.setattr(per_sample, "_build", spy)
+    return seen
+
+
+def test_a_plan_serves_calls_of_the_same_structure(built, took):
+    ps = tuple(nb.tensor(p) for p in (W1, B1, W2, S))
+    g = nb.func.vmap(nb.func.grad(mlp_bias(nb)), in_dims=(None, 0, 0))
+    for scale in (1.0, 2.0, -0.5):  # other values, the same graph
+        got = [t.numpy() for t in g(tuple(p * scale for p in ps), nb.tensor(XB), nb.tensor(YB))]
+        ref = _per_sample(mlp_bias, tuple(p * scale for p in (W1, B1, W2, S)), XB, YB)[1]
+        _check([got, ref])
+    assert len(built) == 1 and took == [True] * 6
+
+
+def test_parameters_swapped_between_calls(built, took):
+    """Two parameters of one shape trading places: the same ops on the same shapes, but
+    each parameter's gradient comes from the other's rows."""
+    order = [0, 1]
+    A = R.standard_normal((4, 4)) / 2
+
+    def build(m):
+        def loss(p, x, y):
+            return ((p[order[1]] @ (p[order[0]] @ x).tanh()) ** 2).sum()
+
+        return loss
+
+    for o in ([0, 1], [1, 0], [0, 1]):
+        order[:] = o
+        _check(_per_sample(build, (W1[:4], A), XB, YB))
+    assert took == [True] * 3 and len(built) == 2
+
+
+def test_shapes_change_between_calls(built, took):
+    """Parameters and samples of other sizes (the same ops) each get a plan."""
+
+    def build(m):
+        return lambda p, x, y: ((p[1] @ (p[0] @ x).tanh() - y) ** 2).sum()
+
+    w2 = R.standard_normal((3, 5))
+    for w1, n, xb in ((W1, 6, XB), (W1[:, :3], 6, XB[:, :3]), (W1, 3, XB)):
+        _check(_per_sample(build, (w1, w2), xb[:n], YB[:n]))
+    assert took == [True] * 3 and len(built) == 3
+
+
+def test_graph_change_within_a_loss(built, took):
+    """A loss whose ops depend on Python state: a parameter used, then transformed before
+    use (the Diag walk: no plan applies), then used again."""
+    scale = [None]
+
+    def build(m):
+        def loss(p, x, y):
+            w = p[0] if scale[0] is None else p[0] * scale[0]
+            return ((w @ x).sin() * y[0]).sum()
+
+        return loss
+
+    for s in (None, 2.0, None):
+        scale[0] = s
+        _check(_per_sample(build, (W1,), XB, YB))
+    assert took == [True, False, True] and [p is None for p in built] == [False, True]
+
+
+def test_hooks_after_a_planned_call_take_the_diag_walk(built, took):
+    """Hooks added once a graph's plan exists are seen at the next call: a gradient hook on
+    an input of the graph's rows, values packed by saved-tensor hooks."""
+    ps = tuple(nb.tensor(p) for p in (W1, B1, W2, S))
+    x = nb.tensor(XB, requires_grad=True)  # (an input that takes gradients elsewhere)
+    g = nb.func.vmap(nb.func.grad(mlp_bias(nb)), in_dims=(None, 0, 0))
+    ref = [t.numpy() for t in g(ps, x, nb.tensor(YB))]
+    h = x.register_hook(lambda v: v)
+    try:
+        _check([[t.numpy() for t in g(ps, x, nb.tensor(YB))], ref])
+    finally:
+        h.remove()
+    with nb.autograd.graph.saved_tensors_hooks(lambda v: v, lambda v: v):
+        _check([[t.numpy() for t in g(ps, x, nb.tensor(YB))], ref])
+    _check([[t.numpy() for t in g(ps, x, nb.tensor(YB))], ref])
+    assert took == [True, False, False, True] and len(built) == 1
+
+
+def test_inplace_write_after_a_planned_call_raises(built, took):
+    write = [False]
+
+    def loss(p, x, y):
+        h = (p[0] @ x).sin()  # sin saves its input
+        if write[0]:
+            x.mul_(2)  # (not in the graph) the product's saved input changes
+        return h.sum()
+
+    g = nb.func.vmap(nb.func.grad(loss), in_dims=(None, 0, 0))
+    g((nb.tensor(W1),), nb.tensor(XB.copy()), nb.tensor(YB))
+    write[0] = True
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        g((nb.tensor(W1),), nb.tensor(XB.copy()), nb.tensor(YB))
+    assert took == [True] and len(built) == 1

@@ -23,7 +23,7 @@ from ..backends.cpu.plan import accumulate, finish, plan, read
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
 from ..ops.registry import BY_NAME, CUSTOM
-from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_PROD, TAPE
+from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_DT, S_NDIM, S_PROD, S_SHAPE, TAPE
 from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
 from . import hooks, node, saved_hooks, versions
@@ -293,7 +293,7 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
         for s in wanted:
             if s in result:
                 continue
-            if T.gaddr[s] and T.ginit[s]:
+            if T.gaddr.item(s) and T.ginit.item(s):
                 shape, dt = _shape_dtype(s)
                 buf = np.empty(shape, dt)
                 read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
@@ -408,13 +408,10 @@ def _free(rows):
 
 
 def _shape_dtype(s):
-    from ..tape import S_DT, S_NDIM, S_SHAPE
-
-    S = TAPE.S
-    nd = S[s, S_NDIM]
-    return tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist()), (
-        np.float32 if S[s, S_DT] == 0 else np.float64
-    )
+    S = TAPE.S  # (item(): a NumPy scalar per read cost ~1 us in all)
+    nd = S.item(s, S_NDIM)
+    dt = np.float32 if S.item(s, S_DT) == 0 else np.float64
+    return tuple(S[s, S_SHAPE : S_SHAPE + nd].tolist()), dt
 
 
 def _run_custom(k):

@@ -84,6 +84,12 @@ def _walk(roots, stop=(), wanted=None, shapes=None, live=False):
         from .engine import SECOND_BACKWARD
 
         raise RuntimeError(SECOND_BACKWARD)
+    return decode(flat, shp, shapes)
+
+
+def decode(flat, shp, shapes=None):
+    """`walk.walk`'s flat rows as [(row, (outs, ins, code, rg))]; `shapes` (a dict) gets
+    the slots' shapes."""
     if shapes is not None:
         shp = shp.tolist()
         q, n = 0, len(shp)

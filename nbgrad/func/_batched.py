@@ -156,15 +156,15 @@ def _shared_params(func, nums, has_aux, split, args, kwargs):
     the batched losses, seeded with the identity, gives each sample's gradient (its
     per-sample cotangents stay diagonal: docs/functional.md), without a copy of the
     parameters per sample. None where this does not apply."""
-    if len(LEVELS) != 1:
+    if len(LEVELS) != 1 or tracing():
         return None
-    ts = [t for a in nums for t in _flatten(args[a])]
-    if not all(type(t) is Tensor and not t.requires_grad for t in ts) or tracing():
+    flat = [_flatten(args[a]) for a in nums]
+    if not all(type(t) is Tensor and not t._rg for ts in flat for t in ts):
         return None
     (lvl,) = LEVELS
     xs, leaves, trees = list(args), [], []
-    for a in nums:
-        new = [t.detach().requires_grad_(True) for t in _flatten(args[a])]
+    for a, ts in zip(nums, flat):
+        new = [t.detach().requires_grad_(True) for t in ts]
         leaves.extend(new)
         xs[a] = _unflatten(args[a], new)
         trees.append((args[a], len(new)))

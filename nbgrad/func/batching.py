@@ -18,6 +18,7 @@ those same wrappers, so an outer level's batched value dispatches again.
 
 import inspect
 import string
+import sys
 import warnings
 
 from ..tensor import Tensor
@@ -887,10 +888,10 @@ _SKIP = {
     "promote_types", "is_tensor", "is_grad_enabled", "compile", "load", "save", "numel",
     "set_grad_enabled", "allclose", "equal",
 }  # fmt: skip
-_PATCHED: list = []  # (module, {name: original}) or (class, None) while installed
+_PATCHED: list = []  # per install: [`_patch`'s triple per module]
 _GATED: set = set()  # classes whose methods were replaced by `_gated` ones
 _UNGATED: dict = {}  # name -> Tensor's own method, where a `_gated` one replaced it
-WRAPPER: dict = {}  # id(original) -> its wrapper, while installed (vmap(torch.sin) is given one)
+WRAPPER: dict = {}  # id(original) -> its wrapper, read while installed (vmap(torch.sin) gets one)
 
 
 def _scan_targets():
@@ -961,12 +962,12 @@ def _make_wrapper(owner, name, f):
     return w
 
 
-_PLAN: dict = {}  # whether nbgrad.special is loaded -> [(owner, {name: wrapper}, {name: original})]
+# whether nbgrad.special is loaded -> ([(owner, {name: wrapper}, {name: original})], {id of
+# an original: its wrapper}, [`_patch`'s triple per module])
+_PLAN: dict = {}
 
 
 def _plan():
-    import sys
-
     key = "nbgrad.special" in sys.modules
     plan = _PLAN.get(key)
     if plan is None:
@@ -975,8 +976,45 @@ def _plan():
             w, o = by_owner.setdefault(owner, ({}, {}))
             w[name], o[name] = _make_wrapper(owner, name, f), f
         ids = {id(f): w[n] for w, o in by_owner.values() for n, f in o.items()}
-        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids)
+        mods = [_patch(m, w, o) for m, (w, o) in by_owner.items() if not isinstance(m, type)]
+        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids, mods)
     return plan
+
+
+class _Entry:
+    """A module attribute read as its batched wrapper while a vmap runs: a data descriptor
+    of the module's class, which outranks the module's dict."""
+
+    __slots__ = ("name", "w")
+
+    def __init__(self, name, w):
+        self.name, self.w = name, w
+
+    def __get__(self, mod, cls=None):
+        return self if mod is None else self.w
+
+    def __set__(self, mod, value):  # (the module's own entry, read again after the vmap)
+        vars(mod)[self.name] = value
+
+    def __delete__(self, mod):
+        del vars(mod)[self.name]
+
+
+def _patch(mod, wrappers, originals):
+    """How `install` puts a module's wrappers in place, as (target, on, off): (module, the
+    class it takes while a vmap runs, which binds the wrappers' names, its own class) where
+    the module has a `__getattr__`; else (its dict, wrappers, originals), for updates.
+
+    Swapping a class is one assignment, where updating the dict was one per name (~270
+    names, twice per call: ~13 us). CPython never specialises attribute reads of a module
+    with a `__getattr__`; newer versions' specialised reads of other modules read the dict
+    directly, past the class (tests/test_vmap.py checks the swap is seen)."""
+    if "__getattr__" not in vars(mod):
+        return vars(mod), wrappers, originals
+    base = type(mod)
+    ns = {name: _Entry(name, w) for name, w in wrappers.items()}
+    ns["__module__"] = __name__
+    return mod, type(f"Batched_{mod.__name__}", (base,), ns), base
 
 
 _ACTIVE = [0]  # vmap calls running: Tensor's gated methods take their wrappers meanwhile
@@ -996,31 +1034,47 @@ def _gated(w, f):
 
 
 def install():
-    """Put the wrappers in place (one dict update per module: this runs at every call)."""
-    plan, ids = _plan()
-    for owner, wrappers, originals in plan:
-        if isinstance(owner, type):
-            if owner not in _GATED:
-                _GATED.add(owner)
-                for n, w in wrappers.items():
-                    _UNGATED[n] = originals[n]
-                    setattr(owner, n, _gated(w, originals[n]))
-            _ACTIVE[0] += 1
-            _PATCHED.append((owner, None))
+    """Put the wrappers in place: a class swap per module (`_patch`), as this runs at every
+    call (Tensor's methods are gated once for good, and WRAPPER keeps the entries of the
+    plan installed last: it is read only while a vmap runs)."""
+    plan = _plan()
+    if _INSTALLED[0] is not plan:
+        _install_first(plan)
+    _ACTIVE[0] += 1
+    mods = plan[2]
+    for target, on, _ in mods:
+        if type(target) is dict:
+            target.update(on)
         else:
-            vars(owner).update(wrappers)
-            _PATCHED.append((owner, originals))
+            target.__class__ = on
+    _PATCHED.append(mods)
+
+
+_INSTALLED: list = [None]  # the plan WRAPPER holds, its classes gated
+
+
+def _install_first(plan):
+    """What installing `plan` needs only when it changes: Tensor's gated methods, WRAPPER."""
+    entries, ids, _ = plan
+    for owner, wrappers, originals in entries:
+        if isinstance(owner, type) and owner not in _GATED:
+            _GATED.add(owner)
+            for n, w in wrappers.items():
+                _UNGATED[n] = originals[n]
+                setattr(owner, n, _gated(w, originals[n]))
+    WRAPPER.clear()
     WRAPPER.update(ids)
+    _INSTALLED[0] = plan
 
 
 def uninstall():
     while _PATCHED:
-        owner, originals = _PATCHED.pop()
-        if originals is None:
-            _ACTIVE[0] -= 1
-        else:
-            vars(owner).update(originals)
-    WRAPPER.clear()
+        for target, _, off in _PATCHED.pop():
+            if type(target) is dict:
+                target.update(off)
+            else:
+                target.__class__ = off
+        _ACTIVE[0] -= 1
 
 
 def _batched_method(name):

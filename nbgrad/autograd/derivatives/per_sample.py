@@ -16,9 +16,11 @@ where the parameters enter.
 
 import numpy as np
 
+from ...backends.cpu import walk
+from ...backends.cpu.plan import finish
 from ...ops.registry import OPS
 from ...ops.vecloops import row_outer
-from ...tape import R_SAVED, R_SEQ, SAVES_FREED, SAVES_LIVE, TAPE
+from ...tape import R_SEQ, TAPE
 from ...tensor import Tensor
 from .. import hooks, node, saved_hooks, versions
 from . import Row, sum_to
@@ -87,10 +89,9 @@ def shared_grads(losses, leaves):
     Only those rows' parameter inputs take the per-sample rules below, from their outputs'
     gradients. Returns one (B, *shape) array per leaf."""
     if not _SWEEPS:
-        from .. import engine, graph  # (they import this module)
+        from .. import engine  # (it imports this module)
 
-        _SWEEPS[:] = engine, graph
-    engine, graph = _SWEEPS
+        _SWEEPS.append(engine)
     T = TAPE
     B = losses._data.shape[0]
     if B < 2 or type(losses._data) is not np.ndarray:  # (B == 1: rows and broadcasts alike)
@@ -98,62 +99,134 @@ def shared_grads(losses, leaves):
     if hooks.ANOMALY[0]:  # (multi-grad hooks are gradient hooks, found by the walk)
         return None  # (the Diag walk keeps its behaviour)
     root = losses._slot
-    want = {t._slot: i for i, t in enumerate(leaves)}
-    shapes = {}  # slot -> shape, filled by the walk
     with T.pin():
-        rows = graph._walk([root], (), want, shapes, True)
-        if T.hooks and any(T.hooks.get(s) for s in shapes):
+        plan, slots, ks = _plan_of(root, [t._slot for t in leaves])
+        if T.hooks and any(T.hooks.get(s) for s in slots):
             return None  # gradient hooks in the graph: the Diag walk (which skips them)
-        ks = [k for k, _ in rows]
         if _hooked(ks):
             return None  # (the Diag walk keeps their behaviour)
-        plan = _classify(rows, root, want, shapes, B)
         if plan is None:
             return None
-        region, boundary = plan
-        if ks and versions.LAST[0] > T.R.item(ks[-1], R_SEQ):
+        if ks.size and versions.LAST[0] > T.R.item(ks[-1], R_SEQ):
             versions.check(ks)
-        # the sweep of losses.sum() down to the boundary rows' outputs and the leaves in
-        # the region (a leaf's Diag gradient): their gradients are the Diags' d
-        targets = {o for o, _ in boundary.values() if o != root}
-        targets.update(s for s in want if s in region)
-        refs = [leaves[want[s]] if s in want else _Slot(s) for s in targets]
-        res = engine._run([losses], [_ones(B, losses._data.dtype)], True, refs) if refs else {}
-        if any(o == root for o, _ in boundary.values()):
-            res[root] = np.ones(B, losses._data.dtype)  # (a rule's result may alias d)
-        out = [None] * len(leaves)
-        for s, i in want.items():
-            d = res.get(s)
-            if s in region and d is not None:
-                out[i] = Diag(d.reshape(shapes[s])).dense()._data
-        by_row = dict(rows)
-        for k, (o, params) in boundary.items():
-            outs, ins, code, rg = by_row[k]
-            d = res.get(o)
-            if d is None:
-                continue
-            mask = tuple([j in params for j in range(len(ins))])
-            row = Row(k, OPS[code].name, 1, (B,), outs, ins, shapes, mask)
-            gins = vjp(row, Diag(d.reshape(shapes[o])))
-            if gins is None:
-                return None  # (nothing freed yet: the caller's walk runs instead)
-            for j in params:
-                g = gins[j]
-                if g is None or type(g) is Diag:
-                    return None
-                i = want[ins[j]]
-                out[i] = g._data if out[i] is None else out[i] + g._data
-        for k in ks:  # freed as a backward without retain_graph frees them
-            if T.R.item(k, R_SAVED) == SAVES_LIVE:
-                T.R[k, R_SAVED] = SAVES_FREED
-                T.saved[k] = None
+        out = _apply(plan, losses, leaves, slots, ks, B)
+        if out is None:
+            return None  # (nothing freed yet: the caller's walk runs instead)
+        # freed as a backward without retain_graph frees them (one compiled call marks
+        # them: NumPy's fancy indexing cost ~4x as much)
+        T.saved[finish(T.R, T.gaddr, T.ginit, _NO_SLOTS, _NO_SLOTS, ks, True)] = None
     return out
+
+
+def _apply(plan, losses, leaves, slots, ks, B):
+    """`plan` run on this call's graph (`slots`, `ks`: its slot and row numbers): the
+    sweep of losses.sum() down to the boundary rows' outputs and the leaves in the region
+    (a leaf's Diag gradient), then the boundary rows' per-sample rules."""
+    dt = losses._data.dtype
+    refs = [leaves[m - 1] if 0 < m <= len(leaves) else _Slot(slots[m]) for m in plan.targets]
+    res = _SWEEPS[0]._run([losses], [_ones(B, dt)], True, refs, True) if refs else {}  # (locked)
+    if plan.at_root:
+        res[losses._slot] = np.ones(B, dt)  # (a rule's result may alias d)
+    out = [None] * len(leaves)
+    for i, shape in plan.leaves:  # the gradients are the Diags' d
+        d = res.get(leaves[i]._slot)
+        if d is not None:
+            out[i] = Diag(d.reshape(shape)).dense()._data
+    for r, name, outs, ins, params, mask, shapes, iattrs in plan.boundary:
+        d = res.get(slots[outs[0]])
+        if d is None:
+            continue
+        shapes = {slots[m]: sh for m, sh in shapes}
+        outs, ins = [slots[m] for m in outs], [slots[m] for m in ins]
+        row = Row(ks.item(r), name, 1, (B,), outs, ins, shapes, mask)
+        row._ia = iattrs  # (part of the signature: the same at every call of the plan)
+        gins = vjp(row, Diag(d.reshape(shapes[outs[0]])))
+        if gins is None:
+            return None
+        for j, i in params:
+            g = gins[j]
+            if g is None or type(g) is Diag:
+                return None
+            out[i] = g._data if out[i] is None else out[i] + g._data
+    return out
+
+
+class _Plan:
+    """What `_classify` found for one graph structure, in `walk.signature`'s numbers
+    (slot m: slots[m] of a call; row r: the walk's r-th row): the slots the compiled sweep
+    stops at, the leaves it reaches (leaf i: its Diag gradient's shape), whether the root
+    is a boundary row's output, and the boundary rows (r, op name, out and in slot
+    numbers, [(input position, leaf)], the rule's input mask, [(slot number, shape)], int
+    attrs)."""
+
+    __slots__ = ("targets", "leaves", "at_root", "boundary")
+
+
+_PLANS: dict = {}  # walk.signature's bytes -> its _Plan (None: shared_grads does not apply)
+_MAX_PLANS = 64  # (graphs of other structures: the dict is emptied when this many)
+_MISSING = object()
+
+
+def _plan_of(root, leaf_slots):
+    """The plan for the graph from `root` down to `leaf_slots` (-1: a leaf no op took),
+    looked up by the graph's structure (its classification depends on nothing else); this
+    graph's slot numbers (by the plan's numbering) and rows (newest first, an array)."""
+    T = TAPE
+    flat, shp, freed, sig, slots, ks = walk.walk_signature(
+        T.R, T.I, T.S, root, np.array(leaf_slots, np.int64)
+    )
+    if freed:
+        from ..engine import SECOND_BACKWARD
+
+        raise RuntimeError(SECOND_BACKWARD)
+    key = sig.tobytes()
+    slots = slots.tolist()
+    plan = _PLANS.get(key, _MISSING)
+    if plan is _MISSING:
+        plan = _build(flat, shp, slots, ks.tolist(), root, leaf_slots)
+        if len(_PLANS) >= _MAX_PLANS:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    return plan, slots, ks
+
+
+def _build(flat, shp, slots, ks, root, leaf_slots):
+    """Classify the walk's rows (`_classify`) and number what the calls need."""
+    from .. import graph  # (it imports this module)
+
+    shapes = {}
+    rows = graph.decode(flat, shp, shapes)
+    want = {s: i for i, s in enumerate(leaf_slots) if s >= 0}
+    found = _classify(rows, root, want, shapes, shapes[root][0])
+    if found is None:
+        return None
+    region, boundary = found
+    num = {}
+    for m, s in enumerate(slots):
+        num.setdefault(s, m)
+    place = {k: r for r, k in enumerate(ks)}
+    plan = _Plan()
+    plan.leaves = [(i, shapes[s]) for s, i in want.items() if s in region]
+    targets = {o for o, _ in boundary.values() if o != root}
+    plan.targets = [num[s] for s in targets] + [1 + i for i, _ in plan.leaves]
+    plan.at_root = any(o == root for o, _ in boundary.values())
+    plan.boundary = []
+    by_row = dict(rows)
+    for k, (_, params) in boundary.items():
+        outs, ins, code, _ = by_row[k]
+        mask = tuple([j in params for j in range(len(ins))])
+        used = {num[s]: shapes[s] for s in (*outs, *ins)}
+        iattrs = Row(k, OPS[code].name, 1, (), outs, ins, shapes, mask).iattrs
+        plan.boundary.append((place[k], OPS[code].name, [num[s] for s in outs],
+                              [num[s] for s in ins], [(j, want[ins[j]]) for j in params],
+                              mask, list(used.items()), iattrs))  # fmt: skip
+    return plan
 
 
 def _hooked(ks):
     """Whether rows `ks` have node hooks or values packed by saved-tensor hooks (rows of
     other graphs, kept until the tape is compacted, do not count)."""
-    if not (hooks.NODES[0] or saved_hooks.PACKED) or not ks:
+    if not (hooks.NODES[0] or saved_hooks.PACKED) or not len(ks):
         return False
     packed = saved_hooks.PACKED
     if packed and any(int(q) in packed for q in TAPE.R[ks, R_SEQ]):
@@ -161,7 +234,8 @@ def _hooked(ks):
     return bool(hooks.NODES[0] and node.hooked_positions(np.array(ks, np.int64)))
 
 
-_SWEEPS: list = []  # the modules autograd.engine and autograd.graph, once loaded
+_SWEEPS: list = []  # the module autograd.engine, once loaded
+_NO_SLOTS = np.zeros(0, np.int64)
 _ONES: dict = {}  # (batch size, dtype) -> the seed of shared_grads' sweep (only read)
 
 
@@ -320,7 +394,7 @@ def _sum_dim(row, d):
 
 def _linear(row, d):
     """y = x @ w^T (+ b) over rows of a 2-D x: gx keeps rows; gw, gb are per sample."""
-    m, i_, o = (int(v) for v in row.iattrs[:3])
+    m, i_, o = row.iattrs[:3].tolist()
     if len(row.shape(row.ins[0])) != 2 or m != d.shape[0]:
         return None
     x, w = row.saved[0].reshape(m, i_), row.saved[1]
