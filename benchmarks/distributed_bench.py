@@ -14,7 +14,7 @@ machine with a warm kernel cache; it launches the 2 MPI ranks itself, then the D
                   same model, data and ranks (target <= 0.25x; needs torch). Also shown:
                   the compiled DDP step (`nbgrad.compile`).
   dask-sweep      1,000 evaluations of `nbgrad.compile(nbgrad.func.grad(loss))`
-                  (examples/sweep_dask.py: a fit to 4,096 observations, ~0.4 ms each on
+                  (examples/sweep_dask.py: a fit to 16,384 observations, ~0.3 ms each on
                   one thread) in 2 batches on a LocalCluster of 2 worker processes,
                   against a plain loop in one process: throughput ratio, target >= 1.6x
                   (needs dask.distributed). A sweep gains only where the work outweighs

@@ -5,7 +5,7 @@
     python examples/sweep_dask.py --threads        # workers are threads of this process
 
 The model is a damped oscillation a * sin(w t) * exp(-d t) fitted by least squares to
-4,096 fixed observations (`--observations`). `gradient =
+16,384 fixed observations (`--observations`). `gradient =
 nbgrad.compile(nbgrad.func.grad(loss))` is the loss's gradient in (a, w, d): traced on its
 first call in each process, then run as one compiled call. The sweep evaluates it at
 thousands of (a, w, d) in batches: one Dask task per batch (a task per point would cost
@@ -49,9 +49,9 @@ def loss(theta, t, y):
     return ((a * torch.sin(w * t) * torch.exp(-d * t) - y) ** 2).mean()
 
 
-# observations the loss fits: a gradient then takes ~0.4 ms (one thread), enough work per
+# observations the loss fits: a gradient then takes ~0.3 ms (one thread), enough work per
 # task that Dask's scheduling (milliseconds per task) is small beside it
-OBSERVATIONS = 4096
+OBSERVATIONS = 16384
 
 # d loss / d theta at one parameter set, compiled (fallback="raise": never silently eager)
 gradient = torch.compile(torch.func.grad(loss), fallback="raise")

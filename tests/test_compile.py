@@ -161,28 +161,73 @@ def _rss():
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="reads Linux's /proc")
 def test_results_do_not_hold_the_programs_workspace():
-    """A compiled function's small results are arrays of their own, not views of the
-    workspace its intermediates live in (here ~330 KB a call): holding results (a list of
-    losses, a sweep's gradients) must not keep one workspace per call alive."""
+    """A compiled function's results are arrays of their own, not views of the workspace
+    its intermediates live in (here ~330 KB): a result the caller keeps is not written by
+    later calls, and holding results (a list of losses, a sweep's gradients) holds no
+    workspace."""
 
     def loss(theta, t):
         return (theta[0] * torch.sin(theta[1] * t) * torch.exp(-theta[2] * t)).pow(2).mean()
 
+    def arrays(out):
+        return [r.numpy() for r in (out if isinstance(out, tuple) else (out,))]
+
     t = torch.from_numpy(np.linspace(0.0, 4.0, 4096))
     thetas = [torch.tensor([1.0 + k / 300, 2.0, 0.5], dtype=torch.float64) for k in range(300)]
     for f in (torch.compile(torch.func.grad(loss), fallback="raise"),
-              torch.compile(torch.func.grad_and_value(loss), fallback="raise")):  # fmt: skip
-        f(thetas[0], t)
+              torch.compile(torch.func.grad_and_value(loss), fallback="raise"),
+              torch.compile(loss, fallback="raise")):  # fmt: skip
+        f(thetas[0], t)  # (traced: runs eagerly)
+        f(thetas[0], t)  # the program's first run: compiled or loaded
         before = _rss()
         held = [f(th, t) for th in thetas]
         grown = _rss() - before
-        assert grown < 20e6, f"holding 300 results took {grown / 1e6:.0f} MB"  # (views: 99 MB)
-        want = [f(th, t) for th in thetas[:5]]
-        for h, w in zip(held, want):  # later calls did not write into held results
-            for a, b in zip(
-                h if isinstance(h, tuple) else (h,), w if isinstance(w, tuple) else (w,)
-            ):
-                np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert grown < 20e6, f"holding 300 results took {grown / 1e6:.0f} MB"
+        first = [a.copy() for a in arrays(held[0])]
+        for a, b in zip(arrays(held[0]), first):  # not rewritten by the 299 calls after it
+            np.testing.assert_array_equal(a, b)
+        for a, b in zip(first, arrays(f(thetas[0], t))):  # (and it is its own value)
+            np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(arrays(held[0])[0], arrays(held[-1])[0])
+
+
+def test_workspace_is_per_thread_and_reused():
+    """A program's large buffers are made once per thread and reused by its next calls;
+    threads calling one compiled function at once each get their own (results equal the
+    eager ones)."""
+    import threading
+
+    def loss(theta, t):  # t of 40,000 values: its intermediates are workspace buffers
+        return (theta[0] * torch.sin(theta[1] * t) * torch.exp(-theta[2] * t)).pow(2).mean()
+
+    f = torch.compile(torch.func.grad(loss), fallback="raise")
+    t = torch.from_numpy(np.linspace(0.0, 4.0, 40_000))
+    thetas = [torch.tensor([1.0 + k / 7, 2.0 - k / 9, 0.5], dtype=torch.float64) for k in range(8)]
+    want = [torch.func.grad(loss)(th, t).numpy() for th in thetas]
+    f(thetas[0], t)  # (traced: runs eagerly)
+    f(thetas[0], t)  # the program's first run
+    (replay,) = f.programs.values()
+    assert replay.workspace and max(n for n, _ in replay.workspace) >= 40_000
+    ws = replay._ws.arrays
+    np.testing.assert_array_equal(f(thetas[1], t).numpy(), want[1])
+    assert replay._ws.arrays is ws  # reused, not made again
+    got, errors = {}, []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                got[k] = f(thetas[k], t).numpy()
+        except BaseException as e:  # (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(thetas))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+    for k, w in enumerate(want):
+        np.testing.assert_array_equal(got[k], w)
 
 
 def test_retrace_on_new_signature():

@@ -343,7 +343,7 @@ def test_dask_sweep_equals_plain_loop():
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     thetas = mod.grid(2000, seed=1)
-    n = 64  # observations (the example fits 4,096)
+    n = 64  # observations (the example fits 16,384)
     plain = mod.batch_gradients(thetas, n)  # the compiled func.grad, in a plain loop
     assert [type(v).__name__ for v in mod.gradient.programs.values()] == ["_Replay"]
     t, y = nbgrad.from_numpy(mod.times(n)), nbgrad.from_numpy(mod.observations(n))

@@ -2,6 +2,7 @@
 and backward as ONE compiled call. Design and limits: docs/compile.md."""
 
 import functools
+import threading
 import warnings
 
 import numpy as np
@@ -57,6 +58,18 @@ class _Replay:
         self.tape_args = self.tape.args
         self.patches = layout["patches"]
         self.loops = layout["loops"]  # the fused loops' addresses (loops.py)
+        self.workspace = layout["workspace"]  # (size, dtype index) of each buffer
+        self._ws = threading.local()  # .arrays: this thread's workspace, while not in use
+
+    def _take_workspace(self):
+        """This thread's workspace (made on its first call), taken for one call: a call
+        that starts while it is in use (a program re-entered from its own callback) gets
+        a fresh one."""
+        ws = getattr(self._ws, "arrays", None)
+        if ws is None:
+            ws = tuple(np.empty(n, (np.float32, np.float64)[dt]) for n, dt in self.workspace)
+        self._ws.arrays = None
+        return ws
 
     def _resolve(self, ref):
         """Output references as indices into the program's results."""
@@ -151,7 +164,11 @@ class _Replay:
             else:  # "cond": a boolean argument
                 t = tensors[e[1]]._data.reshape(-1).view(np.uint8)
             TG.append(t)
-        res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args, self.loops)
+        ws = self._take_workspace()
+        try:
+            res = self.fn(tuple(A), tuple(G), flags, tuple(TG), self.tape_args, self.loops, ws)
+        finally:
+            self._ws.arrays = ws  # (the results hold no part of it: see program.py)
         del keep
         if row_forwards.ERRORS:  # an eager op called back from the program raised
             e = row_forwards.ERRORS[0]

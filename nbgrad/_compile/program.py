@@ -285,6 +285,7 @@ class _Gen:
         self.floats = False  # whether the loops read a scalar cotangent
         self.scalar_dt = {}  # scalar cotangent name -> its dtype
         self.owned = []  # arrays allocated apart from the arenas
+        self.large = []  # (name, size, dtype) of those: workspace buffers unless returned
         self.in_arena = {}  # name -> (its line, arena, offset)
         self.arena = [0, 0]  # elements used in the float32 / float64 arenas
         self.kept = {}  # run -> values its forward stores for its VJP loop (small runs)
@@ -293,8 +294,9 @@ class _Gen:
         """A fresh buffer: a slice of one per-dtype arena (one allocation per call), or
         its own array when large."""
         if n > SAVE_MAX:
-            self.w(f"{name} = np.empty({n}, {D})")
+            self.w(f"{name} = @@WS@@")  # (a workspace buffer, or per call if returned)
             self.owned.append(name)
+            self.large.append((name, n, D))
             return
         dt = _D.index(D)
         off = self.arena[dt]
@@ -1122,7 +1124,7 @@ def build(tr, tracers):
     if any(r == "None" for r in rets):
         raise Untraceable("a differentiated input is unused in the graph")
     g.addresses_only(set(rets))
-    head = ['@njit(cache=True, error_model="numpy")', "def program(A, G, GF, TG, TT, TF):"]
+    head = ['@njit(cache=True, error_model="numpy")', "def program(A, G, GF, TG, TT, TF, WS):"]
     pre = ["    TS, TA, TB, TP, TX = TT", "    CTX = TX.ctypes.data"] if generic else []
     owned = list(g.owned)
     if g.loops.pos:  # the table the fused loops read (loops.py)
@@ -1137,11 +1139,24 @@ def build(tr, tracers):
         for j, s in enumerate(leaves):
             pre.append(f"    g{s} = G[{j}].reshape({g.n(s)})")
             pre.append(f"    f{s} = GF[{j}]")
+    # the workspace: the arenas and the large buffers the program does not return, made
+    # once per thread by the caller and handed in on every call (`_Replay.workspace`);
+    # np.empty per call would make each call fault its pages in again wherever freed
+    # memory goes back to the system at once (as in Dask's workers)
+    workspace = []
     for dt, size in enumerate(g.arena):
         if size:
-            pre.append(f"    W{dt} = np.empty({size}, {_D[dt]})")
+            pre.append(f"    W{dt} = WS[{len(workspace)}]")
             pre.append(f"    WP{dt} = W{dt}.ctypes.data")
+            workspace.append((size, dt))
             owned.append(f"W{dt}")
+    for name, n, D in g.large:
+        if name in rets:  # (a result: the caller keeps it)
+            made = f"np.empty({n}, {D})"
+        else:
+            made = f"WS[{len(workspace)}]"
+            workspace.append((n, _D.index(D)))
+        g.L = [ln.replace(f"{name} = @@WS@@", f"{name} = {made}") for ln in g.L]
     for j in range(len(g.extras)):
         pre.append(f"    X{j} = TG[{j}]")
     ret = "    alive((" + "".join(f"{a}, " for a in owned) + "))\n"
@@ -1168,6 +1183,7 @@ def build(tr, tracers):
         "tape": g.mini,
         "patches": g.mini.patches,
         "loops": g.loops.array(),
+        "workspace": workspace,  # (size, dtype index) of each buffer of WS
     }
     return mod.program, layout
 
