@@ -251,6 +251,23 @@ def test_ddp_gradients_are_written_into_its_buckets(world_of_one):
         assert not any(i in hooks.GRAD_STORAGE for i in ids)  # gone with the parameters
 
 
+def test_grad_storage_of_another_shape_is_refused():
+    """A gradient storage the sweep would write out of bounds is refused before any
+    kernel runs; the leaf's .grad is left as it was."""
+    from nbgrad.autograd import hooks
+
+    w = nbgrad.ones(3, requires_grad=True)
+    hooks.GRAD_STORAGE[id(w)] = lambda t: np.empty(2)
+    try:
+        with pytest.raises(RuntimeError, match="gradient storage"):
+            (w * 2).sum().backward()
+        assert w.grad is None
+    finally:
+        del hooks.GRAD_STORAGE[id(w)]
+    (w * 2).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 2.0, 2.0])
+
+
 def test_launched_without_mpi4py_refuses(monkeypatch):
     monkeypatch.setitem(sys.modules, "mpi4py", None)
     monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "4")

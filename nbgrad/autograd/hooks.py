@@ -171,6 +171,19 @@ def new_grad_buffer(t, d):
         if f is not None:
             buf = f(t)
             if buf is not None:
+                # the sweep writes it by address: only an array exactly like a fresh one
+                if not (
+                    type(buf) is np.ndarray
+                    and buf.shape == d.shape
+                    and buf.dtype == d.dtype
+                    and buf.flags.c_contiguous
+                    and buf.flags.writeable
+                ):
+                    raise RuntimeError(
+                        f"a gradient storage of {getattr(buf, 'shape', None)} and "
+                        f"{getattr(buf, 'dtype', None)} was given for a tensor of {d.shape} "
+                        f"and {d.dtype}: it must be a writable C-contiguous array like it"
+                    )
                 return buf
     return np.empty(d.shape, d.dtype)
 

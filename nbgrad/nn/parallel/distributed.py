@@ -295,7 +295,10 @@ def _refs(views):
 def _storage(bucket_ref, j, _param):
     """A new gradient's storage: its view of the bucket, while the DDP module lives."""
     b = bucket_ref()
-    return None if b is None else b.storage(j)
+    d = _param._data
+    if b is None or b.views[j].shape != d.shape or b.dtype != d.dtype:
+        return None  # (gone, or the parameter's `.data` was replaced: an ordinary buffer)
+    return b.storage(j)
 
 
 def _host_tensor(a):
