@@ -214,8 +214,7 @@ class _Bucket:
         self.params = [params[i] for i in idx]
         self.idx = idx
         self.dtype = self.params[0]._data.dtype
-        self.sizes = [p._data.size for p in self.params]
-        self.offsets = np.cumsum([0, *self.sizes]).tolist()
+        self.offsets = np.cumsum([0, *(p._data.size for p in self.params)]).tolist()
         self._renew()
 
     def _renew(self):
