@@ -47,8 +47,16 @@ _TAPE_ADDR = TAPE.desc_addr
 _TT = TENSOR_TYPES  # exact types taking the fast paths (Tensor, nn.Parameter)
 
 
+_BY_NAME = {}  # kernel name -> dispatcher
+
+
 def _kernels(name):
-    return getattr(K, "fwd_" + name)
+    # A dict, not getattr with a new string per call: CPython's type-attribute cache keeps
+    # every distinct name object it is asked for (up to 4096 of them).
+    k = _BY_NAME.get(name)
+    if k is None:
+        k = _BY_NAME[name] = getattr(K, "fwd_" + name)
+    return k
 
 
 def is_scalar(x):
