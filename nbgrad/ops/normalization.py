@@ -82,28 +82,38 @@ def fwd_par(x, y, w, b, M, N, eps):
 @njit(cache=True, error_model="numpy")
 def _grad_rows(x, g, w, gx, pw, pb, r0, r1, N, eps, want_x, init):
     """Rows r0..r1: gx = rstd (gh - mean(gh) - xh mean(gh xh)) with xh the normalized row
-    and gh = g * w; pw += g * xh, pb += g (each empty when not wanted)."""
+    and gh = g * w; pw += g * xh, pb += g (each empty when not wanted). A row takes six
+    passes over N elements, all in cache: sum, center, square-sum, one loop for xh, gh and
+    the parameter partials, the two means, gx."""
     xh = np.empty(N, x.dtype)
-    gh = np.empty(N if want_x else 0, x.dtype)
+    gh = np.empty(N, x.dtype)
     nf = x.dtype.type(N)
+    aff = w.size != 0
     for r in range(r0, r1):
         gr = g[r * N : (r + 1) * N]
         _, var = _center(x[r * N : (r + 1) * N], xh)
         rs = _rstd(x, var, eps)
-        for i in range(N):
-            xh[i] *= rs
-        for i in range(pw.size):
-            pw[i] += gr[i] * xh[i]
-        for i in range(pb.size):
-            pb[i] += gr[i]
-        if not want_x:
-            continue
-        if w.size:
+        if pw.size and pb.size:
             for i in range(N):
-                gh[i] = gr[i] * w[i]
+                h = xh[i] * rs
+                xh[i] = h
+                pw[i] += gr[i] * h
+                pb[i] += gr[i]
+                gh[i] = gr[i] * w[i] if aff else gr[i]
+        elif pw.size:
+            for i in range(N):
+                h = xh[i] * rs
+                xh[i] = h
+                pw[i] += gr[i] * h
+                gh[i] = gr[i] * w[i] if aff else gr[i]
         else:
             for i in range(N):
-                gh[i] = gr[i]
+                xh[i] *= rs
+                if pb.size:
+                    pb[i] += gr[i]
+                gh[i] = gr[i] * w[i] if aff else gr[i]
+        if not want_x:
+            continue
         c1 = rsum(gh) / nf
         c2 = rdot(gh, xh) / nf
         gxr = gx[r * N : (r + 1) * N]

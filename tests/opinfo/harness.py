@@ -60,9 +60,10 @@ def check_grad(f, arrays, rtol=1e-5, atol=1e-6, eps=EPS, what=""):
     eye = np.eye(n).reshape((n, *out.shape))
     rows = [np.zeros((n, a.size)) for a in arrays]
     for i in range(n):
-        gs = nbgrad.autograd.grad(
-            out, ts, nbgrad.tensor(eye[i]), retain_graph=True, allow_unused=True
-        )
+        seed = nbgrad.tensor(eye[i])
+        gs = nbgrad.autograd.grad(out, ts, seed, retain_graph=True, allow_unused=True)
+        # the sweep reads a seed in place (no copy): no VJP may write its output's gradient
+        assert np.array_equal(seed.numpy(), eye[i]), f"{what}: the VJP wrote its seed"
         for j, g in enumerate(gs):
             if g is None:
                 continue
