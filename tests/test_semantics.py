@@ -952,3 +952,30 @@ def test_linear_used_twice_accumulates_into_its_leaves():
     np.testing.assert_allclose(x.grad.numpy(), 2 * ones @ W)
     np.testing.assert_allclose(w.grad.numpy(), 2 * ones.T @ X)
     np.testing.assert_allclose(b.grad.numpy(), [3.0, 3.0])
+
+
+def test_backward_seed_is_read_in_place_but_never_written_or_aliased():
+    """`y.backward(g)` reads `g` without copying it: `g` stays as given, a retained graph
+    takes another seed, and a seed that is the very `.grad` the pass adds into (which an
+    in-place read would corrupt: layer_norm reads a whole row before writing it) gives
+    what a copy of it gives."""
+    rng = np.random.default_rng(0)
+    xa = rng.standard_normal((4, 6))
+    ga, gb = rng.standard_normal((2, 4, 6))
+
+    def vjp(seed):
+        x = nbgrad.tensor(xa, requires_grad=True)
+        nbgrad.nn.functional.layer_norm(x, (6,)).backward(nbgrad.tensor(seed))
+        return x.grad.numpy()
+
+    x = nbgrad.tensor(xa, requires_grad=True)
+    y = nbgrad.nn.functional.layer_norm(x, (6,))
+    g = nbgrad.tensor(ga)
+    y.backward(g, retain_graph=True)
+    assert np.array_equal(g.numpy(), ga)
+    np.testing.assert_allclose(x.grad.numpy(), vjp(ga), rtol=1e-12, atol=1e-12)
+    y.backward(nbgrad.tensor(gb), retain_graph=True)
+    np.testing.assert_allclose(x.grad.numpy(), vjp(ga) + vjp(gb), rtol=1e-12, atol=1e-12)
+    before = x.grad.numpy().copy()
+    y.backward(x.grad)  # the seed is the buffer the pass accumulates into
+    np.testing.assert_allclose(x.grad.numpy(), before + vjp(before), rtol=1e-12, atol=1e-12)
