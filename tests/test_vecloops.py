@@ -11,7 +11,7 @@ from numba import njit, prange
 import nbgrad
 import nbgrad.nn.functional as F
 from nbgrad.ops.reduce import full_sum
-from nbgrad.ops.vecloops import LANES, exp_flush, rdot, rmax, rsum
+from nbgrad.ops.vecloops import LANES, exp_flush, rdot, rmax, rsum, sigmoid_fast, tanh_fast
 
 FLT_MIN = float(np.finfo(np.float32).tiny)
 
@@ -120,6 +120,49 @@ def test_exp_flush_special_values():
     o64 = np.empty(3)
     _exp_loop(np.array([-745.0, -1.0, 700.0]), o64)
     np.testing.assert_allclose(o64, np.exp([-745.0, -1.0, 700.0]), rtol=1e-15)
+
+
+@njit(error_model="numpy")
+def _act_loop(x, s, t):
+    for i in range(x.size):
+        s[i] = sigmoid_fast(x[i])
+        t[i] = tanh_fast(x[i])
+
+
+def test_fast_sigmoid_and_tanh_float32_within_3_ulp():
+    rng = np.random.default_rng(1)
+    x = np.concatenate(
+        [
+            np.linspace(-90.0, 90.0, 1_000_001, dtype=np.float32),
+            (rng.standard_normal(200_000) * 3).astype(np.float32),
+            np.geomspace(1e-30, 2.0, 100_000, dtype=np.float32),  # tanh's polynomial side
+            -np.geomspace(1e-30, 2.0, 100_000, dtype=np.float32),
+        ]
+    )
+    s, t = np.empty_like(x), np.empty_like(x)
+    _act_loop(x, s, t)
+    x64 = x.astype(np.float64)
+    e = np.exp(-np.abs(x64))  # no overflow, no cancellation
+    sig = np.where(x64 >= 0, 1 / (1 + e), e / (1 + e))
+    normal = sig >= FLT_MIN
+    assert _ulps(s[normal], sig[normal]).max() <= 3.0
+    assert np.all((s[~normal] >= 0) & (s[~normal] <= FLT_MIN))
+    th = np.tanh(x64)
+    assert _ulps(t[th != 0], th[th != 0]).max() <= 3.0
+
+
+def test_fast_sigmoid_and_tanh_special_values():
+    x = np.array([-np.inf, np.inf, np.nan, -0.0, 0.0, -200.0, 200.0], np.float32)
+    s, t = np.empty_like(x), np.empty_like(x)
+    _act_loop(x, s, t)
+    assert list(s[[0, 1, 3, 4, 5, 6]]) == [0, 1, 0.5, 0.5, 0, 1] and np.isnan(s[2])
+    assert list(t[[0, 1, 5, 6]]) == [-1, 1, -1, 1] and np.isnan(t[2])
+    assert t[3] == 0 and np.signbit(t[3]) and t[4] == 0 and not np.signbit(t[4])
+    # float64 keeps the elementwise kernels' versions
+    s64, t64 = np.empty(3), np.empty(3)
+    _act_loop(np.array([-30.0, 0.1, 30.0]), s64, t64)
+    np.testing.assert_allclose(s64, 1 / (1 + np.exp([30.0, -0.1, -30.0])), rtol=1e-15)
+    np.testing.assert_allclose(t64, np.tanh([-30.0, 0.1, 30.0]), rtol=1e-15)
 
 
 def _softmax64(a, axis):

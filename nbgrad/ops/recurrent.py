@@ -7,16 +7,18 @@ torch's time. Here a layer is one forward call and one VJP call, from the input 
 (S, B, I), the weights, the biases and the initial states. Every step's input projection
 x W_ih^T is one product over the whole sequence, written where the step's gates go; a
 step adds its hidden projection there (a product of B rows), then activates the gates in
-place. The output is Y (PLANES, S, B, H): each step's hidden state, cell state, then the
-activated gates i, f, g, o (Y[2:] seen as (S, B, 4H)). `nn.LSTM` takes its outputs as
-views of Y[0] and Y[1].
+place. The output is Y (PLANES, S, B, H): each step's hidden state, cell state, the tanh
+of its cell state, then the activated gates i, f, g, o (Y[3:] seen as (S, B, 4H)).
+`nn.LSTM` takes its outputs as views of Y[0] and Y[1].
 
 The gates are in the output so the VJP reads everything the backward recurrence needs
 from the row's own slots (a compiled replay makes them too) and runs in one pass: per
 step, elementwise work and the product that carries the hidden state's gradient back;
 then x's, W_ih's and W_hh's gradients are one product each over the whole sequence (its
-steps stacked) and the biases' one column sum. The activations are the elementwise
-kernels' own (`ops/scalar.py`), so the values are those of the composed ops. The op is
+steps stacked) and the biases' one column sum. In float32 the activations are
+`vecloops.sigmoid_fast`/`tanh_fast` (<= 3 ulp; they were two thirds of the forward's
+time), in float64 the elementwise kernels' own; the VJP reads tanh(c) from Y and computes
+no transcendental. The op is
 declared at the end with all its facets (`registry.declare`); its differentiable VJP
 (create_graph, forward mode) runs the steps again with recorded ops, then writes the
 backward recurrence (the fused kernel's rule) with ops.
@@ -31,20 +33,22 @@ from ..tensor import TENSOR_TYPES
 from .joins import stack
 from .recording import emit
 from .registry import attrs, declare
-from .scalar import sigmoid, tanh
+from .vecloops import sigmoid_fast as sigmoid
+from .vecloops import tanh_fast as tanh
 
 # a row: S steps of B rows of I inputs and hidden size H; whether the biases (b_ih and
 # b_hh), h0, c0 are inputs; direction
 A = attrs("S", "B", "I", "H", "has_b", "has_h", "has_c", "reverse")
-PLANES = 6  # Y (PLANES, S, B, H): h, c, then the activated gates as (S, B, 4H), xg's layout
+PLANES = 7  # Y (PLANES, S, B, H): h, c, tanh(c), then the gates as (S, B, 4H), xg's layout
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cell(a, b, cp, c, h):
+def _cell(a, b, cp, c, tc, h):
     """One batch row of one step: a (4H) = the input and hidden projections on entry, the
-    activated gates i, f, g, o on exit (pre-activations a + b); c, h = the new cell and
-    hidden states from cell cp. Loops run over slices from 0 (see docs/design.md: they
-    vectorise); inlined, as a call per row cost more than the row's arithmetic."""
+    activated gates i, f, g, o on exit (pre-activations a + b); c, tc, h = the new cell
+    state, its tanh and the hidden state from cell cp. Loops run over slices from 0 (see
+    docs/design.md: they vectorise); inlined, as a call per row cost more than the row's
+    arithmetic."""
     H = c.size
     s, bs = a[: 2 * H], b[: 2 * H]
     for j in range(2 * H):
@@ -59,7 +63,9 @@ def _cell(a, b, cp, c, h):
     for j in range(H):
         cj = f[j] * cp[j] + i[j] * g[j]
         c[j] = cj
-        h[j] = o[j] * tanh(cj)
+        t = tanh(cj)
+        tc[j] = t
+        h[j] = o[j] * t
 
 
 @njit(cache=True, error_model="numpy")
@@ -69,7 +75,7 @@ def forward(x, w_ih, w_hh, b, h0, c0, has_h, rev, y):
     the first step skips its hidden projection. rev runs the steps from last to first."""
     S, B, I = x.shape
     G = w_hh.shape[0]
-    hs, cs, act = y[0], y[1], y[2:].reshape(S, B, G)
+    hs, cs, tcs, act = y[0], y[1], y[2], y[3:].reshape(S, B, G)
     gemm(False, x.reshape(S * B, I), True, w_ih, act.reshape(S * B, G), 0)  # every step's
     wt = np.ascontiguousarray(w_hh.T)  # (H, 4H): each step's product reads it row by row
     for step in range(S):
@@ -80,24 +86,24 @@ def forward(x, w_ih, w_hh, b, h0, c0, has_h, rev, y):
             gemm_blas(False, h0 if step == 0 else hs[p], False, wt, a, 1)
         cp = c0 if step == 0 else cs[p]
         for r in range(B):
-            _cell(a[r], b, cp[r], cs[t, r], hs[t, r])
+            _cell(a[r], b, cp[r], cs[t, r], tcs[t, r], hs[t, r])
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _cell_grad(a, cp, c, gyh, gyc, ga, dh, dc, da):
-    """One batch row of one step backwards, from the saved gates a (4H) and cells: gy*
-    and ga the output's cotangents (ga: the gates'), dh/dc the gradients flowing in from
-    the next step (dc leaves as the previous cell's); da (4H) = the gradient of the
-    gates' pre-activations."""
-    H = c.size
-    one = c.dtype.type(1)
+def _cell_grad(a, cp, tcs, gyh, gyc, gyt, ga, dh, dc, da):
+    """One batch row of one step backwards, from the saved gates a (4H), the previous cell
+    cp and tanh(c): gy* and ga the output's cotangents (ga: the gates'), dh/dc the
+    gradients flowing in from the next step (dc leaves as the previous cell's); da (4H) =
+    the gradient of the gates' pre-activations."""
+    H = tcs.size
+    one = tcs.dtype.type(1)
     i, f, g, o = a[:H], a[H : 2 * H], a[2 * H : 3 * H], a[3 * H :]
     gi, gf, gg, go = ga[:H], ga[H : 2 * H], ga[2 * H : 3 * H], ga[3 * H :]
     di, df, dg, do = da[:H], da[H : 2 * H], da[2 * H : 3 * H], da[3 * H :]
     for j in range(H):
-        tc = tanh(c[j])
+        tc = tcs[j]
         gh = dh[j] + gyh[j]
-        gc = dc[j] + gyc[j] + gh * o[j] * (one - tc * tc)
+        gc = dc[j] + gyc[j] + (gh * o[j] + gyt[j]) * (one - tc * tc)
         di[j] = (gc * g[j] + gi[j]) * (i[j] * (one - i[j]))
         df[j] = (gc * cp[j] + gf[j]) * (f[j] * (one - f[j]))
         dg[j] = (gc * i[j] + gg[j]) * (one - g[j] * g[j])
@@ -111,15 +117,16 @@ def backward(y, gy, w, c0, has_h, rev, da, dh, dc):
     (S, B, 4H) = the gradient of every step's gate pre-activations; dh, dc (B, H) end as
     the initial states'."""
     S, B, H = y.shape[1:]
-    cs, act, gact = y[1], y[2:].reshape(S, B, 4 * H), gy[2:].reshape(S, B, 4 * H)
+    cs, tcs = y[1], y[2]
+    act, gact = y[3:].reshape(S, B, 4 * H), gy[3:].reshape(S, B, 4 * H)
     dh[:, :] = 0
     dc[:, :] = 0
     for step in range(S - 1, -1, -1):
         t = S - 1 - step if rev else step
         cp = c0 if step == 0 else cs[t + 1 if rev else t - 1]
         for r in range(B):
-            _cell_grad(act[t, r], cp[r], cs[t, r], gy[0, t, r], gy[1, t, r], gact[t, r], dh[r],
-                       dc[r], da[t, r])  # fmt: skip
+            _cell_grad(act[t, r], cp[r], tcs[t, r], gy[0, t, r], gy[1, t, r], gy[2, t, r],
+                       gact[t, r], dh[r], dc[r], da[t, r])  # fmt: skip
         if step > 0 or has_h:
             gemm_blas(False, da[t], False, w, dh, 0)
 
@@ -273,13 +280,13 @@ def _dvjp(row, gy):
     xg = x.matmul(w_ih.t())
     order = range(S - 1, -1, -1) if rev else range(S)
     gy = gy.reshape(row.bshape + (PLANES, S, B, H))
-    gact = gy[..., 2:, :, :, :].reshape(row.bshape + (S, B, 4 * H))
+    gact = gy[..., 3:, :, :, :].reshape(row.bshape + (S, B, 4 * H))
     nb = row.nb
     da, gw, dh, dc = [None] * S, None, None, None
     for t, hp, cp, i, f, g, o, tc in reversed(_steps(xg, w, b, h0, c0, order)):
         gh = gy[..., 0, t, :, :] if dh is None else gy[..., 0, t, :, :] + dh
         gc = gy[..., 1, t, :, :] if dc is None else gy[..., 1, t, :, :] + dc
-        gc = gc + gh * o * (1 - tc * tc)
+        gc = gc + (gh * o + gy[..., 2, t, :, :]) * (1 - tc * tc)
         gyi, gyf, gyg, gyo = gact[..., t, :, :].chunk(4, -1)
         df = (gc * cp + gyf) * (f * (1 - f)) if cp is not None else gyf * (f * (1 - f))
         di, dg = (gc * g + gyi) * (i * (1 - i)), (gc * i + gyg) * (1 - g * g)

@@ -18,6 +18,7 @@ from numba import njit
 from nbgrad._array import check_writable, contig
 
 from ..autograd.grad_mode import STATE
+from ..backends.cpu.memory import address
 from ..backends.cpu.rowio import (
     acc,
     cot,
@@ -217,9 +218,9 @@ def _strided(x, view, name, take):
     if not (STATE.enabled and x._rg):
         return mark(Tensor._make(out, -1, False), x, take, name == "expand")
     item = x._data.itemsize
-    base = x._data.__array_interface__["data"][0]
-    offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
-    strides = tuple(s // item for s in view.strides)
+    # (compiled `address`: ~1 us for both, `__array_interface__` ~2.5 us each)
+    offset = (address(view) - address(x._data)) // item if view.size else 0
+    strides = tuple([s // item for s in view.strides])
     y = emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
     return mark(y, x, take, name == "expand")
 
