@@ -61,6 +61,49 @@ def test_matches_torch(kw, seq, state):
 
 
 @needs_torch
+def test_row_groups_match_torch():
+    """A batch of 21 runs as two groups of rows side by side (11 and 10): with states, in
+    both directions, against PyTorch."""
+    m, tm = _pair({"bidirectional": True})
+    x = rng.standard_normal((4, 21, 3))
+    s0 = [rng.standard_normal((2, 21, 4)) for _ in range(2)]
+    xn, xt = nb.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    sn = [nb.tensor(a, requires_grad=True) for a in s0]
+    st = [torch.tensor(a, requires_grad=True) for a in s0]
+    on, ot = m(xn, tuple(sn))[0], tm(xt, tuple(st))[0]
+    np.testing.assert_allclose(on.detach().numpy(), ot.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g = rng.standard_normal(tuple(ot.shape))
+    (on * nb.tensor(g)).sum().backward()
+    (ot * torch.tensor(g)).sum().backward()
+    pairs = list(zip(m.parameters(), tm.parameters())) + [(xn, xt)] + list(zip(sn, st))
+    for a, b in pairs:
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    import numba
+
+    m = nb.nn.LSTM(3, 4, dtype=nb.float32)
+    x = rng.standard_normal((6, 16, 3)).astype(np.float32)
+    runs = []
+    n = numba.get_num_threads()
+    for threads in (1, n):
+        numba.set_num_threads(threads)
+        try:
+            xn = nb.tensor(x, requires_grad=True)
+            out = m(xn)[0]
+            out.pow(2).sum().backward()
+            runs.append(
+                [out.detach().numpy(), xn.grad.numpy()] + [p.grad.numpy() for p in m.parameters()]
+            )
+            m.zero_grad()
+        finally:
+            numba.set_num_threads(n)
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+@needs_torch
 def test_float32_benchmark_shape_matches_torch():
     m, tm = _pair({}, np.float32)
     x = rng.standard_normal((50, 16, 3)).astype(np.float32)
