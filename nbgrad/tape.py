@@ -285,6 +285,7 @@ class Tape:
         self.handles = [0] * slots
         self.free = list(range(slots - 1, -1, -1))
         self.watch = {}  # slot -> weakref of a tensor whose .grad backward() fills
+        self.retained = set()  # slots of the non-leaf ones of them (retain_grad)
         self.hooks = {}  # slot -> {id: hook}: Tensor.register_hook, kept while the slot is
         # per-sweep scratch, sized with the slot table
         self.gaddr = np.zeros(slots, np.int64)
@@ -436,6 +437,7 @@ class Tape:
             self.free.extend(free)
             for s in [s for s in list(self.watch) if not live[s]]:
                 self.watch.pop(s, None)
+            self.retained.intersection_update(self.watch)
             for s in [s for s in list(self.hooks) if not live[s]]:
                 self.hooks.pop(s, None)
 

@@ -283,6 +283,7 @@ class Tensor:
         import weakref
 
         TAPE.watch[self._slot] = weakref.ref(self)
+        TAPE.retained.add(self._slot)
 
     @property
     def retains_grad(self) -> _bool:

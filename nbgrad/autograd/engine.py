@@ -197,7 +197,7 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         # as it was (a retry works) rather than half freed
         freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, done and not retain_graph)
         if freed_rows.size:
-            _free(freed_rows)
+            _free(freed_rows, custom)
         T.arena = arena  # kept for the next pass (results were copied out of it)
         T.unpin()  # (after `rows` was used: a custom backward that grew the tape compacts it)
     return result
@@ -209,10 +209,10 @@ def _lend(s, g, written):
     is not a leaf is an input of no row of its own graph, so only its producer's VJP reads
     its gradient, and no VJP writes its outputs' gradients (tests/opinfo checks every op);
     hooks and custom backwards, which may, are excluded by the caller. `g` must not
-    overlap a leaf buffer the pass writes (`y.backward(x.grad)`), and a 1-element seed
-    (perhaps the shared implicit one) is copied, as it costs nothing."""
+    overlap a leaf buffer the pass writes (`y.backward(x.grad)`). (The caller copies a
+    1-element seed, perhaps the shared implicit one: that costs nothing.)"""
     T = TAPE
-    if g.size < 2 or T.S[s, S_PROD] < 0 or not T.gaddr[s] or not g.flags.aligned:
+    if T.S[s, S_PROD] < 0 or not T.gaddr[s] or not g.flags.aligned:
         return False
     for a in written:
         if a is not None and np.may_share_memory(a, g):
@@ -278,7 +278,9 @@ def _sweep(rows, roots, seeds, restrict, wanted_tensors, wanted, leaves, custom)
             result[s] = buf
         T.gaddr[s] = address(buf)
         T.ginit[s] = 0
-    lent = not fresh and roots.size == 1 and _lend(roots[0], seeds[0], [*result.values(), *inplace])
+    lent = False
+    if not fresh and roots.size == 1 and seeds[0].size > 1:
+        lent = _lend(roots[0], seeds[0], [*result.values(), *inplace])
     for s, g in zip(roots.tolist(), seeds):
         if T.gaddr[s] and not lent:
             accumulate(T.gaddr, T.ginit, T.S, s, g)
@@ -409,18 +411,23 @@ def _apply_hooks(s):
 def _retained(result):
     """Gradients of non-leaf tensors that asked for them with retain_grad()."""
     T = TAPE
-    for s in list(T.watch):
-        if T.S[s, S_PROD] >= 0 and T.gaddr[s] and T.ginit[s]:
+    for s in list(T.retained):  # (not every watched leaf: a backward costs O(graph))
+        if s in T.watch and T.S[s, S_PROD] >= 0 and T.gaddr[s] and T.ginit[s]:
             shape, dt = _shape_dtype(s)
             buf = np.empty(shape, dt)
             read(T.gaddr, T.ginit, T.S, s, buf.reshape(-1))
             result[s] = buf
 
 
-def _free(rows):
+def _free(rows, custom=True):
+    """Drop freed rows' saved values (`custom`: whether a custom Function's row may be
+    among them; its context is released too)."""
     T = TAPE
     if saved_hooks.PACKED:
         saved_hooks.drop(rows)
+    if not custom:  # (the common case: no ~7 us of fancy indexing to find none)
+        T.saved[rows] = None
+        return
     custom = T.R[rows, R_CODE] == _CUSTOM_CODE
     if custom.any():
         for k in rows[custom].tolist():

@@ -185,8 +185,8 @@ def run(outputs, roots, seeds, retain_graph, wanted_tensors, rows, arena, used, 
                 if s not in result and T.gaddr[s] and T.ginit[s]:
                     result[s] = _copy(G, s)
         else:
-            for s in list(T.watch):
-                if T.S[s, 5] >= 0 and T.gaddr[s] and T.ginit[s]:
+            for s in list(T.retained):  # non-leaf tensors that retain their grad
+                if s in T.watch and T.S[s, 5] >= 0 and T.gaddr[s] and T.ginit[s]:
                     result[s] = _copy(G, s)
         for s in list(result):
             if not T.ginit[s]:
