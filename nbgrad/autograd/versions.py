@@ -107,14 +107,16 @@ def bump(a, seq=None):
         seq = T.desc.item(D_SEQ)
     c.version += 1
     w = c.writes
-    if len(w) >= _KEEP // 2:
-        # a write no recorded row predates can never fail a check: forget it (now and then:
-        # a training loop bumps its .grad every backward)
+    if len(w) >= _KEEP:
+        # a write no recorded row predates can never fail a check: forget those. If an old
+        # graph keeps them all relevant, keep the newest half: a check reads only the latest
+        # write (the count only words its message). Pruning once per _KEEP // 2 writes, not
+        # at every write, keeps a bump O(1) (a training loop bumps its .grad every backward)
         oldest = int(T.R[0, R_SEQ]) if T.n else seq
-        while w and w[0] <= oldest:
-            del w[0]
-        if len(w) >= _KEEP:
-            del w[0]
+        drop = 0
+        while drop < len(w) and w[drop] <= oldest:
+            drop += 1
+        del w[: max(drop, len(w) - _KEEP // 2)]
     w.append(seq)
     if seq > LAST[0]:
         LAST[0] = seq

@@ -12,7 +12,6 @@ import ast
 import math
 
 import numpy as np
-from scipy import special
 
 from ... import functions as F
 from ...ops.elementwise import BINARY, UNARY, binary_saves, unary_saves
@@ -22,16 +21,25 @@ from ..grad_mode import STATE
 from . import defvjp, handle
 
 
+def _special():
+    """scipy.special, imported on first use: it costs ~70 ms, and `import nbgrad` loads
+    this module (the autograd docs reach it) though few programs need these rules."""
+    from scipy import special
+
+    return special
+
+
 def _lift(name):
     """A scalar helper that takes Tensors, NumPy arrays or Python numbers."""
     tfn = getattr(F, name)
-    nfn = getattr(special, name) if name == "erf" else getattr(np, name)
     mfn = getattr(math, name)
 
     def fn(v):
         if isinstance(v, Tensor):
             return tfn(v)
-        return nfn(v) if isinstance(v, np.ndarray) else mfn(v)
+        if isinstance(v, np.ndarray):
+            return getattr(_special() if name == "erf" else np, name)(v)
+        return mfn(v)
 
     return fn
 
@@ -105,7 +113,7 @@ def _gelu_tanh_grad(v):
 def _digamma(v):
     if isinstance(v, Tensor):
         return F.digamma(v)
-    return special.digamma(v)
+    return _special().digamma(v)
 
 
 class _Trigamma(Function):
@@ -115,7 +123,8 @@ class _Trigamma(Function):
     @staticmethod
     def forward(ctx, x):
         a = x._data.host() if x.is_cuda else x._data
-        out = Tensor._make(np.ascontiguousarray(special.polygamma(1, a).astype(a.dtype)), -1, False)
+        v = _special().polygamma(1, a).astype(a.dtype)
+        out = Tensor._make(np.ascontiguousarray(v), -1, False)
         return out.to(x.device) if x.is_cuda else out
 
     @staticmethod
@@ -129,7 +138,7 @@ class _Trigamma(Function):
 def _trigamma(v):
     if isinstance(v, Tensor):
         return _Trigamma.apply(v)
-    return special.polygamma(1, v)
+    return _special().polygamma(1, v)
 
 
 NS = {
