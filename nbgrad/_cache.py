@@ -30,7 +30,7 @@ _PKG = Path(__file__).resolve().parent
 # Subpackages of plain Python that no kernel reads (they call ops, never define or feed
 # compiled code): editing them must not recompile every kernel. tests/test_higher_order.py checks
 # that they stay free of Numba. (warmup.py only calls ops: editing its list keeps the cache.)
-PURE_PYTHON = ("autograd", "nn", "func", "warmup.py")
+PURE_PYTHON = ("autograd", "nn", "func", "warmup.py", "_versions.py")
 
 
 # the kernels compiled when the package was built, one directory per source hash (not source)

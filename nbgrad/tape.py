@@ -35,7 +35,7 @@ R_CODE, R_DT, R_NOUT, R_NIN, R_IPOS, R_ILEN, R_FPOS, R_FLEN, R_SAVED, R_SEQ = ra
 SAVES_NONE, SAVES_LIVE, SAVES_FREED = 0, 1, 2
 # R_SEQ: how many rows had ever been recorded before this one (never reused, unlike row
 # numbers): an in-place write stamped with a later count happened after the row saved its
-# values (`autograd/versions.py`)
+# values (`_versions.py`)
 RW = 10
 # slot columns
 S_ADDR, S_NUMEL, S_NDIM, S_DT, S_RG, S_PROD, S_SHAPE = range(7)

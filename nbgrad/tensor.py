@@ -13,8 +13,8 @@ from typing import Any, ClassVar, TypeAlias
 import numpy as np
 
 from . import _dtype
+from . import _versions as _ver
 from ._size import Size
-from .autograd import versions as _ver
 from .autograd.grad_mode import STATE
 from .tape import MAXD, R_SEQ, S_ADDR, S_PROD, TAPE, too_many_dims
 
@@ -98,7 +98,7 @@ class Tensor:
     @property
     def _version(self):
         """The version counter of this tensor's storage (shared by its views and
-        `detach()`): the count of in-place writes to it (`autograd/versions.py`)."""
+        `detach()`): the count of in-place writes to it (`_versions.py`)."""
         return _ver.version(self._data)
 
     @_version.setter
@@ -1437,6 +1437,14 @@ def is_tensor(obj):
 
 
 # the op modules import Tensor from here, so they come last
+def replace_data(t, arr):
+    """Point tensor `t` at a new array, giving up its tape slot (whose address is stale)."""
+    if t._slot >= 0:
+        TAPE.release(t._slot)
+        t._slot = -1
+    t._data = arr
+
+
 from .ops import linalg as _linalg  # noqa: E402
 from .ops import pointwise as _pw  # noqa: E402
 from .ops import reduce as _reduce  # noqa: E402

@@ -129,8 +129,8 @@ def _mlp_steps(dtype, optimizers):
 
 def _every_vjp(dtype):
     """Every registered op's VJP wrapper, whether or not the steps above ran it."""
+    from . import _optable as registry
     from .backends.cpu import dispatch
-    from .ops import registry
 
     dt = 0 if dtype == torch.float32 else 1
     dispatch.ensure([(op.code, dt) for op in registry.OPS if op.vjp is not None])

@@ -9,9 +9,9 @@ import pytest
 from higher import check_higher
 
 import nbgrad
+from nbgrad._optable import OPS
 from nbgrad.autograd.graph import needed_rows
 from nbgrad.ops import indexing, joins
-from nbgrad.ops.registry import OPS
 from nbgrad.tape import R_CODE, TAPE
 
 rng = np.random.default_rng(1)

@@ -10,10 +10,10 @@ from replay import check_replay
 from test_ops_helpers import gradcheck, needs_torch, torch
 
 import nbgrad as nb
+from nbgrad._optable import OPS
 from nbgrad.autograd import forward_ad as fwAD
 from nbgrad.ops import recurrent
 from nbgrad.ops.recurrent import PLANES
-from nbgrad.ops.registry import OPS
 from nbgrad.tape import R_CODE, TAPE
 
 EXERCISED = {"lstm_seq"}  # compiled replays checked here (tests/test_compile.py)

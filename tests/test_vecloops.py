@@ -1,4 +1,4 @@
-"""The vectorised loop primitives (nbgrad/ops/vecloops.py) and the float32 results built on
+"""The vectorised loop primitives (nbgrad/backends/cpu/vecloops.py) and the float32 results built on
 them: softmax / log_softmax / cross-entropy through `exp_flush`, full sums through
 `full_sum`. References are computed in float64 by NumPy (or math.fsum)."""
 
@@ -10,8 +10,8 @@ from numba import njit, prange
 
 import nbgrad
 import nbgrad.nn.functional as F
+from nbgrad.backends.cpu.vecloops import LANES, exp_flush, rdot, rmax, rsum, sigmoid_fast, tanh_fast
 from nbgrad.ops.reduce import full_sum
-from nbgrad.ops.vecloops import LANES, exp_flush, rdot, rmax, rsum, sigmoid_fast, tanh_fast
 
 FLT_MIN = float(np.finfo(np.float32).tiny)
 

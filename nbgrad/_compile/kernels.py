@@ -11,9 +11,9 @@ from numba.extending import intrinsic
 
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.broadcast import next_row, row_start
+from ..backends.cpu.vecloops import rsum
 from ..ops.losses import nll_grad
 from ..ops.reduce import pairwise
-from ..ops.vecloops import rsum
 
 _opts = {"cache": True, "error_model": "numpy"}
 BUF = 8192  # NumPy's ufunc buffer size (casting reductions go through it)

@@ -5,7 +5,7 @@ program's rows, with slots renumbered): its forward here, its backward the op's 
 kernel, both called through C pointers. Two kinds of forward:
 
 * compiled (`FWD`, `compiled_forward`): the `replay` an op declares with its other facets
-  (`ops/registry.py`; for some rows only, `replay_when`); for older op families, defined
+  (`_optable.py`; for some rows only, `replay_when`); for older op families, defined
   here: copies (strided views, joins, dtype casts, setitem), the eager op's own forward
   kernel chosen as eager chooses it (activations);
 * `eager_row` (Python, called back from the program): the eager op itself (its public
@@ -19,13 +19,13 @@ import weakref
 import numpy as np
 from numba import njit
 
+from .._optable import BY_NAME, OPS
 from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
 from ..backends.cpu.memory import v32, v64, view_as
 from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops import activations as _act
 from ..ops.einsum import _strided_copy, blas_layout
-from ..ops.registry import BY_NAME, OPS
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 
 _opts = {"cache": True, "error_model": "numpy"}

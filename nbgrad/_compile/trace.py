@@ -24,12 +24,12 @@ import weakref
 
 import numpy as np
 
+from .._optable import BY_NAME, OPS
 from ..autograd import engine
 from ..autograd import hooks as grad_hooks
 from ..autograd.grad_mode import STATE, no_grad
 from ..backends.cuda.record import CUDA_DT as CUDA_ROW_DT
 from ..ops import indexing, losses
-from ..ops.registry import BY_NAME, OPS
 from ..optim.optimizer import Optimizer
 from ..tape import (
     R_CODE,
@@ -108,7 +108,7 @@ class Row:
         self.extra = extra
 
     def attrs(self):
-        """The int attrs by the names the op declares (`ops/registry.py`)."""
+        """The int attrs by the names the op declares (`_optable.py`)."""
         return BY_NAME[self.op].unpack(self.iattrs)
 
     def float_attrs(self):

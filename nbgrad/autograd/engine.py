@@ -14,19 +14,20 @@ import numpy as np
 
 from nbgrad._array import contig
 
+from .. import _versions as versions
 from .._atomic import deferred, interruptible
 from .._mt import CRITICAL, MT, register
+from .._optable import BY_NAME, CUSTOM
 from ..backends.cpu import dispatch
 from ..backends.cpu import walk as _walk  # noqa: F401  (see below)
 from ..backends.cpu.memory import address
 from ..backends.cpu.plan import accumulate, finish, plan, read
 from ..backends.cuda.record import ACTIVE as _CUDA_ACTIVE
 from ..backends.cuda.record import CUDA_DT
-from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_IPOS, R_NIN, R_NOUT, S_DT, S_NDIM, S_PROD, S_SHAPE, TAPE
 from ..tensor import _ENGINE as _TENSOR_BACKWARD
 from ..tensor import Tensor
-from . import hooks, node, saved_hooks, versions
+from . import hooks, node, saved_hooks, version_check
 from .grad_mode import no_grad
 
 SECOND_BACKWARD = (
@@ -165,7 +166,7 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
         # before any kernel runs: saved values written in place since (one comparison when
         # no write happened after the oldest row), leaves whose value changed shape
         if versions.LAST[0] > oldest >= 0:
-            versions.check(rows)
+            version_check.check(rows)
         if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
             saved_hooks.unpack_rows(rows)
         cuda = _CUDA_ACTIVE[0] and (T.R[rows, 1] >= CUDA_DT).any()  # a graph with CUDA rows

@@ -25,7 +25,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..ops.registry import OPS
+from .._optable import OPS
 from ..tape import R_CODE, TAPE
 from ..tensor import Tensor
 from .grad_mode import enable_grad, no_grad

@@ -17,8 +17,8 @@ import numpy as np
 from nbgrad._array import contig
 
 from .._atomic import deferred
+from .._optable import BY_NAME, CUSTOM
 from ..ops.recording import needs_record, slot_of
-from ..ops.registry import BY_NAME, CUSTOM
 from ..tape import R_SAVED, SAVES_NONE, TAPE, _set_slot
 from ..tensor import Tensor
 from .grad_mode import no_grad

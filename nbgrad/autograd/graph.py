@@ -15,9 +15,10 @@ gradient on the CPU.
 
 import numpy as np
 
+from .. import _versions as versions
 from .._atomic import interruptible
+from .._optable import OPS
 from ..backends.cpu import walk
-from ..ops.registry import OPS
 from ..tape import (
     R_CODE,
     R_IPOS,
@@ -29,7 +30,7 @@ from ..tape import (
     SAVES_LIVE,
     TAPE,
 )
-from . import hooks, saved_hooks, versions
+from . import hooks, saved_hooks, version_check
 from .derivatives import DVJP, Row, _load, on_device, per_sample, sum_to
 from .derivatives.per_sample import Diag
 from .grad_mode import set_grad_enabled
@@ -141,7 +142,7 @@ def _run(outputs, seeds, wanted, create_graph, retain_graph, nb):
     roots = [o._slot for o in outputs]
     cache = {}  # slot -> shape, shared by this sweep's Rows
     rows = _walk(roots, (), wanted, cache, True)
-    versions.check([k for k, _ in rows])
+    version_check.check([k for k, _ in rows])
     if saved_hooks.PACKED:  # values packed by saved-tensor hooks: unpack them now
         saved_hooks.unpack_rows([k for k, _ in rows])
     seeds = [_on_device_of(g, o) for g, o in zip(seeds, outputs)]

@@ -24,9 +24,9 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .. import _versions as versions
 from ..tensor import Tensor
-from ..utils.hooks import RemovableHandle
-from . import versions
+from .handles import RemovableHandle
 
 
 def register_hook(t, hook):

@@ -13,11 +13,11 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .._optable import CUSTOM, OPS
 from ..backends.cuda.record import CUDA_DT
-from ..ops.registry import CUSTOM, OPS
 from ..tape import R_CODE, R_DT, R_IPOS, R_NIN, R_NOUT, R_SEQ, S_PROD, S_RG, TAPE
-from ..utils.hooks import RemovableHandle
 from . import hooks
+from .handles import RemovableHandle
 
 STATE: dict = {}  # row stamp -> [pre hooks {id: fn}, post hooks {id: fn}, metadata dict or None]
 

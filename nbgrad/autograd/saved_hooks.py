@@ -21,7 +21,7 @@ packed."""
 
 import numpy as np
 
-from ..ops.registry import BY_NAME, CUSTOM
+from .._optable import BY_NAME, CUSTOM
 from ..tape import R_CODE, R_SAVED, R_SEQ, SAVES_LIVE, TAPE
 from ..tensor import Tensor
 from . import rowwatch

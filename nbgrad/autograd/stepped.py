@@ -14,10 +14,10 @@ import numpy as np
 from nbgrad._array import contig
 
 from .._atomic import interruptible
+from .._optable import OPS
 from ..backends.cpu import dispatch
 from ..backends.cpu.memory import address
 from ..backends.cpu.plan import accumulate, read
-from ..ops.registry import OPS
 from ..tape import R_CODE, S_RG, TAPE
 from ..tensor import Tensor
 from . import anomaly_mode, hooks, node

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .. import _lowp
 from .. import functions as _fn
 from ..ops import activations as _act
+from ..ops import indexing as _ix
 from ..ops import losses as _losses
 from ..ops import pointwise as _pw
 from ..ops import softmax as _sm
@@ -225,50 +224,17 @@ def _red(reduction, size_average, reduce):
     return ("none", "mean", "sum")[code]
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    if not isinstance(tensor, Tensor):
-        raise TypeError(
-            f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
-        )
-    if tensor.is_cuda:
-        from ..backends.cuda.ops import one_hot as cuda_one_hot
-
-        return cuda_one_hot(tensor, num_classes)
-    d = tensor._data
-    num_classes = _one_hot_classes(d, num_classes)
-    out = np.zeros((d.size, num_classes), np.int64)
-    out[np.arange(d.size), d.reshape(-1)] = 1
-    return Tensor._make(out.reshape(d.shape + (num_classes,)), -1, False)
-
-
-def _one_hot_classes(d, num_classes):
-    """Check one_hot's indices (a host array; PyTorch's errors); the number of classes."""
-    if d.dtype != np.int64:
-        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if d.size == 0:
-        if num_classes == -1:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return num_classes
-    if d.min() < 0:
-        raise RuntimeError("Class values must be non-negative.")
-    if num_classes == -1:
-        return int(d.max()) + 1
-    if d.max() >= num_classes:
-        raise RuntimeError("Class values must be smaller than num_classes.")
-    return num_classes
-
-
 _ = linear
 
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
+from ..ops import conv_pool as _conv_pool  # noqa: E402
+from ..ops import spatial as _spatial  # noqa: E402
 from . import (  # noqa: E402, E501
     _fn_activations,
     _fn_attention,
-    _fn_conv,
     _fn_embedding,
     _fn_losses,
     _fn_norm,
-    _fn_spatial,
 )
 
 
@@ -289,16 +255,16 @@ def embedding(
     return _fn_embedding.embedding(input, weight, padding_idx)
 
 
-adaptive_max_pool1d = _fn_conv.adaptive_max_pool1d
-adaptive_max_pool2d = _fn_conv.adaptive_max_pool2d
-avg_pool1d = _fn_conv.avg_pool1d
-avg_pool2d = _fn_conv.avg_pool2d
-conv1d = _fn_conv.conv1d
-conv2d = _fn_conv.conv2d
-conv_transpose1d = _fn_conv.conv_transpose1d
-conv_transpose2d = _fn_conv.conv_transpose2d
-max_pool1d = _fn_conv.max_pool1d
-max_pool2d = _fn_conv.max_pool2d
+adaptive_max_pool1d = _conv_pool.adaptive_max_pool1d
+adaptive_max_pool2d = _conv_pool.adaptive_max_pool2d
+avg_pool1d = _conv_pool.avg_pool1d
+avg_pool2d = _conv_pool.avg_pool2d
+conv1d = _conv_pool.conv1d
+conv2d = _conv_pool.conv2d
+conv_transpose1d = _conv_pool.conv_transpose1d
+conv_transpose2d = _conv_pool.conv_transpose2d
+max_pool1d = _conv_pool.max_pool1d
+max_pool2d = _conv_pool.max_pool2d
 batch_norm = _fn_norm.batch_norm
 cosine_embedding_loss = _fn_losses.cosine_embedding_loss
 cosine_similarity = _fn_norm.cosine_similarity
@@ -328,12 +294,13 @@ poisson_nll_loss = _fn_losses.poisson_nll_loss
 rms_norm = _fn_norm.rms_norm
 scaled_dot_product_attention = _fn_attention.scaled_dot_product_attention
 triplet_margin_loss = _fn_losses.triplet_margin_loss
-adaptive_avg_pool1d = _fn_spatial.adaptive_avg_pool1d
-adaptive_avg_pool2d = _fn_spatial.adaptive_avg_pool2d
-fold = _fn_spatial.fold
-interpolate = _fn_spatial.interpolate
-pad = _fn_spatial.pad
-unfold = _fn_spatial.unfold
+adaptive_avg_pool1d = _spatial.adaptive_avg_pool1d
+adaptive_avg_pool2d = _spatial.adaptive_avg_pool2d
+fold = _spatial.fold
+interpolate = _spatial.interpolate
+pad = _spatial.pad
+unfold = _spatial.unfold
+one_hot = _ix.one_hot
 
 __all__ = [
     n for n in dir() if not n.startswith("_") and n not in ("np", "Tensor", "Any", "annotations")

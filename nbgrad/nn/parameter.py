@@ -12,7 +12,7 @@ from nbgrad._array import contig
 
 from .. import _lowp
 from .. import serialization as _serialization
-from ..tape import MAXD, TAPE, too_many_dims
+from ..tape import MAXD, too_many_dims
 from ..tensor import TENSOR_TYPES, Tensor
 
 
@@ -79,14 +79,6 @@ def _copy_tensor(t, memo):
     c._rg = t._rg if t._leaf else False
     memo[id(t)] = c
     return c
-
-
-def _replace_data(t, arr):
-    """Point tensor `t` at a new array, giving up its tape slot (whose address is stale)."""
-    if t._slot >= 0:
-        TAPE.release(t._slot)
-        t._slot = -1
-    t._data = arr
 
 
 _lowp.register(Parameter)  # HalfParameter, BFloat16Parameter (nbgrad/_lowp.py)

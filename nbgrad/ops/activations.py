@@ -13,11 +13,11 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from .._optable import register
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, numel, out_slot, value, wants
 from ..tensor import Tensor
 from .recording import emit
-from .registry import register
 
 LEAKY, ELU, HARDTANH, SOFTPLUS, CLAMP = range(5)
 _V = "nbgrad.ops.activations:vjp_param"

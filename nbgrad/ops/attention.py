@@ -25,12 +25,12 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, out_slot, value, wants
+from ..backends.cpu.vecloops import exp_flush, rdot, rmax, rsum
 from ..tensor import TENSOR_TYPES, Tensor
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import exp_flush, rdot, rmax, rsum
 
 # a row: BH heads of L queries and S keys, of widths E (q, k) and Ev (v); causal; the mask
 # input: 0 none, 1 one (L, S) for every head, 2 one per head

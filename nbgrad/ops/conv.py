@@ -1,6 +1,6 @@
 """conv1d/conv2d on CPU as one row: im2col and a GEMM per group in one compiled call.
 
-Composed of recorded ops (nn/_fn_conv.py), a convolution pays for a padded copy of its
+Composed of recorded ops (ops/conv_pool.py), a convolution pays for a padded copy of its
 input, a gather by a position array, the product, and a copy from (N, H, W, O) to
 (N, O, H, W), each a row with its own VJP (the view's VJP walks element by element). Here
 the forward unfolds the input into columns (C*KH*KW, OH*OW*N), the batch innermost so that
@@ -20,12 +20,12 @@ import functools
 import numpy as np
 from numba import njit
 
+from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattrs, in_slot, out_slot, value, wants
+from ..backends.cpu.vecloops import rdot, rsum
 from ..tensor import TENSOR_TYPES
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import rdot, rsum
 
 # a row: input (N, C, H, W), weight (O, C / G, KH, KW), output (N, O, OH, OW); stride,
 # leading padding and dilation per dim; groups; whether a bias is an input
@@ -273,8 +273,8 @@ def _dvjp(row, g):
     """Composed of recorded ops, in 2-D (a 1-D row as H = KH = 1): gx is the transposed
     convolution of g cut to the input's extent, gw the product of g with the unfolded
     input per group, gb g summed over batch and positions."""
-    from ..nn._fn_conv import conv_transpose2d
-    from ..nn._fn_spatial import pad, window_gather
+    from .conv_pool import conv_transpose2d
+    from .spatial import pad, window_gather
 
     a = row.attrs()
     bs = row.bshape

@@ -17,11 +17,11 @@ from numba import njit
 from .. import _dtype
 from .._array import contig
 from .._dtype import scalar_name
+from .._optable import attrs, declare
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from .hostside import check_tensor, on_device_of, values, wrap_dim
 from .indexing import gather
 from .recording import emit
-from .registry import attrs, declare
 
 return_types_cummax = namedtuple("cummax", ["values", "indices"])
 return_types_cummin = namedtuple("cummin", ["values", "indices"])

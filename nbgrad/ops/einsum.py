@@ -21,6 +21,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from .._optable import register
 from ..backends.cpu.blas import gemm, matmul_into
 from ..backends.cpu.memory import view_as
 from ..backends.cpu.rowio import (
@@ -38,7 +39,6 @@ from ..backends.cpu.rowio import (
 from ..tensor import Tensor
 from .linalg import vjp_const
 from .recording import emit
-from .registry import register
 
 _V = "nbgrad.ops.einsum:"
 _GEN = register("einsum", "EinsumBackward0", _V + "vjp_einsum")

@@ -110,7 +110,7 @@ def binary_saves(name, variant):
 
 
 def _register():
-    from .registry import register
+    from .._optable import register
 
     for name, (node, _, _) in UNARY.items():
         register(name, node, f"@gen:vjp_{name}", rule="unary")

@@ -24,11 +24,11 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from .._optable import attrs, declare
 from ..backends.cpu.memory import vi64
 from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import attrs, declare
 
 # a take row: the address of its positions (int64; 0 on CUDA, where the row saves them on
 # the device) and their count; a put or put-add row: the addresses of the destination and
@@ -623,7 +623,7 @@ def replay_put(T, k, V):
         y[dpos[i]] = src[spos[i]]
 
 
-# -- the ops, declared with their facets (ops/registry.py); their differentiable VJPs are
+# -- the ops, declared with their facets (_optable.py); their differentiable VJPs are
 # in autograd/derivatives/shape.py (written with its gather/scatter) ---------------------
 # rows whose positions a compiled replay can remake (IndexCall): max/min over a dim and
 # masked_select compute theirs elsewhere (program.FALLBACK)
@@ -645,3 +645,36 @@ PUT_ADD = {
     for n in _PUT_ADD_NODES
 }
 PUT = {n: declare("put_" + n, n, vjp=vjp_put, replay=replay_put, **_PUT) for n in _PUT_NODES}
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    if tensor.is_cuda:
+        from ..backends.cuda.ops import one_hot as cuda_one_hot
+
+        return cuda_one_hot(tensor, num_classes)
+    d = tensor._data
+    num_classes = _one_hot_classes(d, num_classes)
+    out = np.zeros((d.size, num_classes), np.int64)
+    out[np.arange(d.size), d.reshape(-1)] = 1
+    return Tensor._make(out.reshape(d.shape + (num_classes,)), -1, False)
+
+
+def _one_hot_classes(d, num_classes):
+    """Check one_hot's indices (a host array; PyTorch's errors); the number of classes."""
+    if d.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if d.size == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return num_classes
+    if d.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        return int(d.max()) + 1
+    if d.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return num_classes

@@ -13,11 +13,11 @@ from numba import njit
 from nbgrad._array import contig
 
 from .. import _dtype
+from .._optable import register
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.rowio import acc, cot, first, iattr, iattrs, in_slot, out_slot, step, wants
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import register
 from .viewbase import mark
 
 _V = "nbgrad.ops.joins:"

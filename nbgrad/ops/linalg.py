@@ -11,11 +11,11 @@ from numba import njit
 
 from nbgrad._array import contig
 
+from .._optable import register
 from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .recording import emit
-from .registry import register
 
 _NODES = {
     "dot": "DotBackward0",

@@ -4,11 +4,11 @@ import numpy as np
 from numba import njit
 
 from .._dtype import scalar_name as _scalar_name
+from .._optable import register
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .recording import emit
-from .registry import register
 
 _V = "nbgrad.ops.linear:vjp_linear"
 _ADDMM = register("linear", "AddmmBackward0", _V)

@@ -29,6 +29,7 @@ from nbgrad._array import contig
 
 from .._dtype import promote_types
 from .._dtype import scalar_name as _scalar_name
+from .._optable import attrs, declare
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.memory import vi64, view_as
 from ..backends.cpu.rowio import (
@@ -43,11 +44,10 @@ from ..backends.cpu.rowio import (
     value,
     wants,
 )
+from ..backends.cpu.vecloops import exp_flush, rdot, rmax, rsum
 from ..backends.cpu.vmath import vlog
 from ..tensor import Tensor
 from .recording import emit, needs_record
-from .registry import attrs, declare
-from .vecloops import exp_flush, rdot, rmax, rsum
 
 MSE, L1, SMOOTH_L1, HUBER, BCE, BCE_LOGITS = range(6)
 NONE, MEAN, SUM = 0, 1, 2
@@ -1281,7 +1281,7 @@ def _replay_pointwise(xs, a, f):
     return pointwise_loss(a.kind, x, xs[1], red, p=f.p, weight=w, pos_weight=pw, warn=False)
 
 
-# -- the ops, declared with their facets (ops/registry.py) ---------------------------------
+# -- the ops, declared with their facets (_optable.py) ---------------------------------
 _CE = dict(a=CE, f=CE_F, vjp=vjp_cross_entropy, dvjp=_dvjp_cross_entropy)
 CROSS_ENTROPY = declare("cross_entropy", "NllLossBackward0", **_CE)
 CROSS_ENTROPY_LS = declare("cross_entropy_ls", "AddBackward0", **_CE)

@@ -18,11 +18,11 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from .._optable import attrs, declare
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, out_slot, value, wants
+from ..backends.cpu.vecloops import rdot, rsum
 from ..tensor import TENSOR_TYPES
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import rdot, rsum
 
 # a row: M rows of N elements, whether the weight and the bias are inputs; and eps
 A = attrs("M", "N", "has_w", "has_b")

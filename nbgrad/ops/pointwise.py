@@ -14,6 +14,7 @@ from nbgrad._array import contig
 
 from .. import _dtype
 from .._mt import CRITICAL, MT
+from .._optable import BY_NAME, register
 from ..autograd.grad_mode import STATE
 from ..backends.cpu import codegen
 from ..backends.cpu.codegen import PAR_MIN
@@ -23,7 +24,6 @@ from ..tape import S_DT, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import TENSOR_TYPES, Tensor
 from . import elementwise as ew
 from .recording import emit
-from .registry import BY_NAME, register
 
 _UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
 _BINARY_SAVES = {(n, v): ew.binary_saves(n, v) for n in ew.BINARY for v in ("tt", "ts", "st")}

@@ -1,4 +1,4 @@
-"""The window search behind max pooling (nbgrad/nn/_fn_conv.py): the position of each
+"""The window search behind max pooling (ops/conv_pool.py): the position of each
 window's maximum, found in one compiled pass (NumPy's argmax over a short last axis pays
 a call per window). The pool reads the values with a recorded gather at these positions."""
 

@@ -27,14 +27,14 @@ backward recurrence (the fused kernel's rule) with ops.
 import numpy as np
 from numba import njit, prange
 
+from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm, gemm_blas
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
+from ..backends.cpu.vecloops import sigmoid_fast as sigmoid
+from ..backends.cpu.vecloops import tanh_fast as tanh
 from ..tensor import TENSOR_TYPES
 from .joins import stack
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import sigmoid_fast as sigmoid
-from .vecloops import tanh_fast as tanh
 
 # a row: S steps of B rows of I inputs and hidden size H; whether the biases (b_ih and
 # b_hh), h0, c0 are inputs; direction

@@ -19,6 +19,7 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .. import _dtype
+from .._optable import attrs, declare
 from ..autograd.grad_mode import is_grad_enabled
 from ..backends.cpu.broadcast import spread
 from ..backends.cpu.rowio import (
@@ -36,10 +37,9 @@ from ..backends.cpu.rowio import (
     view_as,
     wants,
 )
+from ..backends.cpu.vecloops import rsum
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import rsum
 
 # -- a row's attributes, by name -----------------------------------------------------------
 DIMS = attrs("dims")  # the reduced dims, bit d for dim d of the input

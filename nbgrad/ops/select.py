@@ -16,6 +16,7 @@ from numba import carray, njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
+from .._optable import attrs, declare
 from ..backends.cpu.memory import _voidptr
 from ..backends.cpu.rowio import (
     cot,
@@ -33,7 +34,6 @@ from ..tensor import Tensor, _wrap_dim
 from . import indexing
 from .recording import emit
 from .reduce import DIMS, _dims, _reduced_strides, bit_dims, cuda_vjp_lines, dim_bits, reduced, ties
-from .registry import attrs, declare
 
 COND = attrs("cond")  # where: the address of the condition, as uint8 (0 on a CUDA row,
 # which keeps it among its saved arrays)

@@ -16,11 +16,11 @@ from numba import njit, prange
 
 from .. import _dtype
 from .._dtype import scalar_name as _scalar_name
+from .._optable import attrs, declare
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
+from ..backends.cpu.vecloops import exp_flush, rdot, rmax, rsum
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import attrs, declare
-from .vecloops import exp_flush, rdot, rmax, rsum
 
 # a row's attributes: the input as (outer, n, inner) around the dim, and whether it is
 # log_softmax (both ops share every facet)

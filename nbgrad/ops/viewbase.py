@@ -35,8 +35,8 @@ import weakref
 
 import numpy as np
 
+from .. import _versions as _ver
 from .._array import check_writable
-from ..autograd import versions as _ver
 from ..autograd.grad_mode import STATE, set_grad_enabled
 from ..tensor import Tensor
 

@@ -17,6 +17,7 @@ from numba import njit
 
 from nbgrad._array import check_writable, contig
 
+from .._optable import register
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.memory import address
 from ..backends.cpu.rowio import (
@@ -33,7 +34,6 @@ from ..backends.cpu.rowio import (
 )
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
-from .registry import register
 from .viewbase import check, is_view, mark, same, write_back
 
 _V = "nbgrad.ops.views:"

@@ -10,7 +10,7 @@ NumPy expressions in place (`_host.py`).
 from .. import _cache
 
 with _cache.numba_cache_dir():
-    from . import _kernels  # noqa: F401
+    from ..backends.cpu import optim as _kernels  # noqa: F401
 
 from . import lr_scheduler
 from .adadelta import Adadelta

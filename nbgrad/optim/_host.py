@@ -8,9 +8,9 @@ parameters and their state buffers are copied to the host, updated, and written 
 
 import numpy as np
 
+from .. import _versions as _ver
 from .._array import check_writable
 from .._lowp import round_stepped
-from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from .optimizer import Optimizer, _zeros_like, check_buffer

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import versions as _ver
+from .. import _versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from ._host import host_array, write_back

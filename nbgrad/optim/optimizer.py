@@ -1,5 +1,5 @@
 """`Optimizer`: param groups, per-parameter state, zero_grad, state_dict, and one
-compiled kernel call per `step()` (see `_kernels.py`)."""
+compiled kernel call per `step()` (see `backends/cpu/optim.py`)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _versions as _ver
 from .._array import check_writable
 from .._lowp import round_stepped
-from ..autograd import versions as _ver
 from ..autograd.grad_mode import enable_grad
 from ..backends.cpu.memory import address
 from ..tensor import Tensor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import _kernels
+from ..backends.cpu import optim as _kernels
 from .optimizer import Optimizer, _step_tensor, _zeros_like
 
 

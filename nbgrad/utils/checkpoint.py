@@ -222,8 +222,8 @@ class _Run:
 def _outside(outs, args, first):
     """The leaves taking gradients that the graph of `outs` reads, other than `args`, and
     (once read) its saved values freed. `first`: rows ever recorded when it began."""
+    from .._optable import BY_NAME, CUSTOM
     from ..autograd.graph import _walk
-    from ..ops.registry import BY_NAME, CUSTOM
     from ..tape import R_CODE, R_SAVED, R_SEQ, S_PROD, S_RG, SAVES_FREED, SAVES_LIVE, TAPE
 
     T = TAPE

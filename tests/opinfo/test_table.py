@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 import nbgrad
+from nbgrad._optable import OPS as REGISTRY
 from nbgrad.autograd import forward_ad as fwAD
 from nbgrad.autograd.graph import needed_rows
-from nbgrad.ops.registry import OPS as REGISTRY
 from nbgrad.tape import R_CODE, TAPE
 
 from .harness import check_grad, check_gradgrad, check_jvp

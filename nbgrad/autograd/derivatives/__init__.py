@@ -24,9 +24,9 @@ other things), the VJP decodes them in a small helper and shares the rule itself
 import numpy as np
 
 from ... import _dtype
+from ..._optable import BY_NAME, OPS
 from ...backends.cuda.record import CUDA_DT
 from ...backends.cuda.runtime import CudaArray
-from ...ops.registry import BY_NAME, OPS
 from ...tape import (
     R_DT,
     R_FLEN,
@@ -86,7 +86,7 @@ class Row:
         self.cuda = TAPE.R.item(k, R_DT) >= CUDA_DT  # a GPU row (its saved arrays on the GPU)
 
     def attrs(self):
-        """The row's integer attributes by the names its op declares (`ops/registry.py`)."""
+        """The row's integer attributes by the names its op declares (`_optable.py`)."""
         return BY_NAME[self.name].unpack(self.iattrs)
 
     def float_attrs(self):
@@ -282,7 +282,7 @@ def sum_to(g, shape, nb):
 def _load():
     from . import elementwise, nn, shape, tensorops  # noqa: F401
 
-    for op in OPS:  # ops declared with their differentiable VJP (ops/registry.py)
+    for op in OPS:  # ops declared with their differentiable VJP (_optable.py)
         if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:
             defvjp(op.name)(op.dvjp)
 

@@ -16,13 +16,14 @@ where the parameters enter.
 
 import numpy as np
 
+from ... import _versions as versions
+from ..._optable import OPS
 from ...backends.cpu import walk
 from ...backends.cpu.plan import finish
-from ...ops.registry import OPS
-from ...ops.vecloops import row_outer
+from ...backends.cpu.vecloops import row_outer
 from ...tape import R_SEQ, TAPE
 from ...tensor import Tensor
-from .. import hooks, node, saved_hooks, versions
+from .. import hooks, node, saved_hooks, version_check
 from . import Row, sum_to
 from .elementwise import RULES, _env
 
@@ -108,7 +109,7 @@ def shared_grads(losses, leaves):
         if plan is None:
             return None
         if ks.size and versions.LAST[0] > T.R.item(ks[-1], R_SEQ):
-            versions.check(ks)
+            version_check.check(ks)
         out = _apply(plan, losses, leaves, slots, ks, B)
         if out is None:
             return None  # (nothing freed yet: the caller's walk runs instead)

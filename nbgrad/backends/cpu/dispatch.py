@@ -16,7 +16,7 @@ from numba import carray, njit, types
 from numba.extending import intrinsic
 
 from ... import _cache
-from ...ops import registry
+from ... import _optable as registry
 from ...tape import R_IPOS, R_NOUT, RW, SW
 from .memory import _voidptr
 

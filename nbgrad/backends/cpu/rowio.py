@@ -18,9 +18,9 @@ kernel stays correct without knowing about it. Outside the sweep, `engine.read` 
 import numpy as np
 from numba import njit
 
-from ...ops.vecloops import gscale
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 from .memory import v32, v64, view_as
+from .vecloops import gscale
 
 BCAST = 2  # ginit state: the cotangent is buffer[0] everywhere
 

@@ -11,11 +11,11 @@ before any kernel runs); shape-only ops (flip, narrow, split, ...) copy nothing 
 
 import numpy as np
 
+from ..._optable import BY_NAME
 from ...ops import indexing as _ix
 from ...ops import joins as _joins
 from ...ops import views as _views
 from ...ops.pointwise import broadcast_shapes
-from ...ops.registry import BY_NAME
 from ...tensor import Tensor
 from . import runtime as rt
 from .kernels import build as _kernels

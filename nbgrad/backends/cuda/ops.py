@@ -13,9 +13,9 @@ import math
 import numpy as np
 
 from ... import _dtype
+from ..._optable import BY_NAME, register
 from ...ops import elementwise as ew
 from ...ops.pointwise import _strides, broadcast_shapes, is_scalar
-from ...ops.registry import BY_NAME, register
 from ...tensor import Tensor, _wrap_dim
 from . import runtime as rt
 from .codegen import build as _ew_kernels
@@ -613,7 +613,7 @@ def invert(x):
 def one_hot(t, num_classes):
     """F.one_hot: the indices are checked on the host (one copy: the CPU's checks need
     their min and max), the int64 result is written on the device."""
-    from ...nn.functional import _one_hot_classes
+    from ...ops.indexing import _one_hot_classes
 
     d = t._data
     if d.dtype != np.int64:

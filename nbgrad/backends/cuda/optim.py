@@ -1,6 +1,6 @@
 """torch.optim updates of CUDA parameters, on the device.
 
-The element rules are the CPU's (`optim/_kernels.py: sgd_at, adam_at, rms_at`), compiled
+The element rules are the CPU's (`backends/cpu/optim.py: sgd_at, adam_at, rms_at`), compiled
 with `cuda.jit(device=True)`; one grid-stride kernel per optimizer applies them to every
 element of a parameter. The step count stays a host float32 tensor (as torch's with
 `capturable=False`): it is incremented here and Adam's bias corrections are computed on
@@ -9,7 +9,7 @@ the host, so nothing is copied back from the device.
 
 from numba import cuda
 
-from ...optim import _kernels as _ok
+from ..cpu import optim as _ok
 from .launch import FLOAT, declare, launch
 
 K = None

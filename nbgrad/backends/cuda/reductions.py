@@ -12,10 +12,10 @@ declare (`ops/reduce.py`, `ops/select.py`, where their VJP launchers are).
 import math
 
 from ... import _dtype
+from ..._optable import BY_NAME
 from ...ops import indexing as _ix
 from ...ops import reduce as _red
 from ...ops import select as _sel
-from ...ops.registry import BY_NAME
 from ...tensor import Tensor, _wrap_dim
 from . import kernels as K
 from . import runtime as rt

@@ -1,6 +1,6 @@
 """Device versions of the scalar functions the elementwise rules call.
 
-Made from the same Python definitions as the CPU ones (`ops/scalar.py`, through each
+Made from the same Python definitions as the CPU ones (`backends/cpu/scalar.py`, through each
 njit function's `py_func`), compiled with `cuda.jit(device=True)`. Only the functions
 whose CPU version calls CPU-only code (the vectorisable polynomials of
 `backends/cpu/vmath.py`, `np.rint`, `np.floor`, `np.ceil`), and `sign`, get a device
@@ -11,7 +11,7 @@ import math
 
 from numba import cuda
 
-from ...ops import scalar as _cpu
+from ..cpu import scalar as _cpu
 
 _dev = cuda.jit(device=True)
 

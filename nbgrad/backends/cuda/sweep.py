@@ -19,7 +19,7 @@ known when its kernel is launched, so no kernel needs zero-filled buffers.
 
 import numpy as np
 
-from ...ops.registry import OPS
+from ..._optable import OPS
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
 from ..cpu.memory import address

@@ -9,13 +9,13 @@ implementation below raises NotImplementedError naming the op (never a host fall
 import numpy as np
 
 from ... import _dtype
-from ...autograd import versions as _ver
+from ... import _versions as _ver
 from ...autograd.grad_mode import STATE
 from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
 from ...ops.views import _infer, as_shape
 from ...tape import MAXD, too_many_dims
-from ...tensor import COMPOSITE_METHODS, Tensor, _wrap_dim
+from ...tensor import COMPOSITE_METHODS, Tensor, _wrap_dim, replace_data
 from . import ops
 from . import runtime as rt
 
@@ -673,9 +673,7 @@ def move_(t, to_cuda):
         return
     if not t._leaf:
         raise RuntimeError("only leaf tensors (parameters, buffers) can change device in place")
-    from ...nn.parameter import _replace_data
-
-    _replace_data(t, rt.from_host(t._data) if to_cuda else t._data.host())
+    replace_data(t, rt.from_host(t._data) if to_cuda else t._data.host())
     t.__class__ = _cuda_class(type(t)) if to_cuda else _host_class(type(t))
     g = t._grad
     if g is not None:

@@ -6,10 +6,10 @@ import math
 from typing import Any
 
 from ... import creation
+from ...ops.spatial import _tuple
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
-from .._fn_spatial import _tuple
 from .linear import _empty
 from .module import Module
 

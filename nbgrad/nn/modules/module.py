@@ -18,9 +18,9 @@ from ... import _dtype
 from ..._lowp import tag, untag
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled, no_grad
-from ...tensor import Tensor
-from ...utils.hooks import RemovableHandle
-from ..parameter import Parameter, _copy_tensor, _replace_data
+from ...autograd.handles import RemovableHandle
+from ...tensor import Tensor, replace_data
+from ..parameter import Parameter, _copy_tensor
 
 
 def _add(hooks, entry, prepend):
@@ -605,7 +605,7 @@ class Module:
                     if t is None or (floating_only and t._data.dtype.kind != "f"):
                         continue
                     if t.dtype is not dt:
-                        _replace_data(t, t._data.astype(dt.np))
+                        replace_data(t, t._data.astype(dt.np))
                         t.__class__ = untag(t)
                         g = t._grad
                         if g is not None:

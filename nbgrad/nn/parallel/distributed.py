@@ -221,7 +221,7 @@ class _Bucket:
         flat = np.empty(self.offsets[-1], self.dtype)
         o, mem = self.offsets, memoryview(flat)
         # each view over a memoryview of its part, not over `flat`: a view is then a storage
-        # of its own, with its own version counter (autograd/versions.py), as a gradient is
+        # of its own, with its own version counter (_versions.py), as a gradient is
         self.views = [
             np.frombuffer(mem[o[j] : o[j + 1]], self.dtype).reshape(p._data.shape)
             for j, p in enumerate(self.params)

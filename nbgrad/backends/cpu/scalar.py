@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ..backends.cpu.vmath import vexp, vlog, vsigmoid, vtanh
+from .vmath import vexp, vlog, vsigmoid, vtanh
 
 _inl = dict(inline="always", cache=True, error_model="numpy")
 

@@ -19,9 +19,9 @@ from numba import carray, njit, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..backends.cpu.extern import export
-from ..backends.cpu.memory import _voidptr
-from ..backends.cpu.vmath import _f32_bits, _f32_from_bits, _fma, _only_f32, vexp, vsigmoid, vtanh
+from .extern import export
+from .memory import _voidptr
+from .vmath import _f32_bits, _f32_from_bits, _fma, _only_f32, vexp, vsigmoid, vtanh
 
 
 @intrinsic

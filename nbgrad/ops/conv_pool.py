@@ -1,5 +1,5 @@
 """Convolutions and pools (PyTorch's names, defaults and errors), composed as im2col: one
-recorded gather of the input's windows (nbgrad/nn/_gather.py), then one matmul or a
+recorded gather of the input's windows (ops/windows.py), then one matmul or a
 reduction over the window. Transposed convolution is the matmul followed by F.fold."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from ..ops import conv, indexing
-from ..ops.linear import linear
-from ..ops.pooling import pool_positions, window_argmax
 from ..tensor import TENSOR_TYPES, Tensor
-from ._fn_spatial import _tuple, fold, window_gather
+from . import conv, indexing
+from .linear import linear
+from .pooling import pool_positions, window_argmax
+from .spatial import _tuple, fold, window_gather
 
 
 def _batched(input, nsp, name):  # noqa: A002
@@ -266,7 +266,7 @@ def _window_max(win):
 
 def _pool_indices(x, k, s, p, d, out, arg):
     """The argmax's flat position in each channel's spatial plane (PyTorch's indices)."""
-    from ._gather import _tail_positions
+    from .windows import _tail_positions
 
     tail = tuple(x.shape[1:])
     nd = len(k)
@@ -382,7 +382,7 @@ def _adaptive_max(input, output_size, return_indices, nsp, name):  # noqa: A002
         raise RuntimeError(
             f"{name}(): Expected {nsp + 1}D or {nsp + 2}D tensor, but got: {list(input.shape)}"
         )
-    from ._gather import _tail_positions, gather_tail
+    from .windows import _tail_positions, gather_tail
 
     x, batched = _batched_pool(input, nsp)
     spatial = tuple(x.shape[2:])

@@ -1,5 +1,5 @@
 """F.pad, F.unfold / F.fold, F.interpolate and the adaptive average pools (PyTorch's names,
-defaults and errors): gathers by position (nbgrad/nn/_gather.py) and small matmuls."""
+defaults and errors): gathers by position (ops/windows.py) and small matmuls."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..creation import zeros
-from ..ops import indexing
 from ..tensor import Tensor
-from ._gather import gather_tail
+from . import indexing
+from .windows import gather_tail
 
 _PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -168,7 +168,7 @@ def fold(
 
 
 def _fold_positions(tail, k, s, p, d, blocks):
-    from ._gather import _tail_positions
+    from .windows import _tail_positions
 
     plan = (tail, "win", tail, k, s, p, d, blocks, (0, 1, 3, 2, 4))  # unfold's order
     pos = _tail_positions(plan)[0]

@@ -12,7 +12,7 @@ import math
 
 from numba import njit
 
-from ..backends.cpu.memory import v32, v64
+from .memory import v32, v64
 
 # hyperparameter columns shared by the kernels: see each optimizer's _hyper()
 _opts = {"cache": True, "fastmath": False, "error_model": "numpy"}

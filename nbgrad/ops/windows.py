@@ -16,8 +16,8 @@ from collections import OrderedDict
 import numpy as np
 
 from ..creation import full
-from ..ops import indexing
-from ..ops.joins import cat
+from . import indexing
+from .joins import cat
 
 _KEPT = OrderedDict()  # recent position arrays, each at most _KEEP_MAX entries
 _KEEP_MAX = 1 << 20
