@@ -51,7 +51,6 @@ KNOWN = {
                     "nbgrad.tensor"],
             "reductions": ["nbgrad.ops.indexing", "nbgrad.ops.reduce", "nbgrad.ops.select",
                            "nbgrad.tensor"],
-            "sweep": ["nbgrad.autograd.engine"],
             "tensor": ["nbgrad._format", "nbgrad.device", "nbgrad.ops.activations",
                        "nbgrad.ops.elementwise", "nbgrad.ops.indexing", "nbgrad.ops.linalg",
                        "nbgrad.ops.pointwise", "nbgrad.ops.softmax", "nbgrad.ops.viewbase",

@@ -186,7 +186,9 @@ def _pass(outputs, seeds, retain_graph, wanted_tensors):
                 raise
 
         wt = wanted_tensors if restrict else None
-        return sweep.run(outputs, roots, seeds, retain_graph, wt, rows, arena, used, leaves)
+        return sweep.run(
+            outputs, roots, seeds, retain_graph, wt, rows, arena, used, leaves, CudaSweepNeeds
+        )
     result = {}
     done = False
     T.pinned += 1  # a custom Function's backward may record: rows must not be renumbered
@@ -493,6 +495,17 @@ def _sum_axes(gshape, shape, name, pos):
     return tuple(range(lead)) + tuple(
         lead + i for i, (s, gs) in enumerate(zip(shape, gshape[lead:])) if s == 1 and gs != 1
     )
+
+
+class CudaSweepNeeds:
+    """What the CUDA sweep (`backends/cuda/sweep.py`) needs from the engine, handed to it:
+    backends import nothing from autograd."""
+
+    custom_code = _CUSTOM_CODE
+    second_backward = SECOND_BACKWARD
+    run_custom = staticmethod(_run_custom)
+    free = staticmethod(_free)
+    sum_axes = staticmethod(_sum_axes)
 
 
 def _sum_to(g, shape, name, pos):

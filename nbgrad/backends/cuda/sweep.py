@@ -23,7 +23,7 @@ from ..._optable import OPS
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
 from ..cpu.memory import address
-from ..cpu.plan import ALIGN
+from ..cpu.plan import ALIGN, finish
 from ..cpu.rowio import BCAST, settle
 from . import runtime as rt
 from .launch import launch
@@ -128,15 +128,16 @@ def _device_arena(T, arena, used, dev, G):
         T.gaddr[s] = dbase + off  # a device pointer: only CUDA rows use it
 
 
-def run(outputs, roots, seeds, retain_graph, wanted_tensors, rows, arena, used, leaves):
-    """The GPU counterpart of `autograd.engine._run` (same arguments and result)."""
-    from ...autograd import engine as E
-
+def run(outputs, roots, seeds, retain_graph, wanted_tensors, rows, arena, used, leaves, E):
+    """The GPU counterpart of `autograd.engine._run` (same arguments and result). `E` holds
+    what the sweep needs from the engine (`engine.CudaSweepNeeds`): it is handed in, as
+    backends import nothing from autograd."""
     T = TAPE
     restrict = wanted_tensors is not None
     dev = _dev_slots(T, rows)
     dev.update(s for s, o in zip(roots.tolist(), outputs) if o.is_cuda)
     G = State(T, dev)
+    G.E = E
     result = {}
     try:
         _device_arena(T, arena, used, dev, G)
@@ -192,9 +193,9 @@ def run(outputs, roots, seeds, retain_graph, wanted_tensors, rows, arena, used, 
             if not T.ginit[s]:
                 del result[s]
     finally:
-        freed_rows = E.finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
+        freed_rows = finish(T.R, T.gaddr, T.ginit, used, leaves, rows, not retain_graph)
         if freed_rows.size:
-            E._free(freed_rows)
+            E.free(freed_rows)
         T.arena = arena
     return result
 
@@ -234,10 +235,9 @@ def _copy(G, s):
 
 
 def _sweep(T, G, rows, dev):
-    from ...autograd import engine as E
-
+    E = G.E
     R = T.R
-    custom = E._CUSTOM_CODE
+    custom = E.custom_code
     n = rows.size
     i = 0
     while i < n:
@@ -247,7 +247,7 @@ def _sweep(T, G, rows, dev):
             if R[k, 1] >= CUDA_DT:
                 run_custom(G, k)
             else:
-                E._run_custom(k)
+                E.run_custom(k)
             # Python ran (it may have recorded): the tape arrays may have been reallocated
             R = T.R
             G.R, G.I, G.F, G.S = T.R, T.I, T.F, T.S
@@ -275,15 +275,14 @@ def run_custom(G, k):
     unless materialize_grads is off) and must return CUDA gradients, each of its input's
     shape or summed down to it on the device."""
     from ..._atomic import interruptible
-    from ...autograd import engine as E
     from ...autograd.grad_mode import no_grad
     from .kernels import build
     from .ops import sum_to
 
-    T = G.T
+    T, E = G.T, G.E
     ctx = T.saved[k]
     if ctx.freed:
-        raise RuntimeError(E.SECOND_BACKWARD)
+        raise RuntimeError(E.second_backward)
     K = build()
     grads = []
     for j in range(int(G.R[k, R_NOUT])):
@@ -309,7 +308,7 @@ def run_custom(G, k):
                 f"device cuda:0 but got {g.device}"
             )
         shape = G.shape(s)
-        E._sum_axes(g._data.shape, shape, name, pos)  # PyTorch's error if it can't
+        E.sum_axes(g._data.shape, shape, name, pos)  # PyTorch's error if it can't
         gx, acc = G.take(s)
         src = g._data.flat
         if src.dtype != gx.dtype:  # another float dtype (store casts)
