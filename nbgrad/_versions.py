@@ -19,11 +19,7 @@ import weakref
 
 import numpy as np
 
-from .tape import (
-    D_SEQ,
-    R_SEQ,
-    TAPE,
-)
+from .tape import D_SEQ, R_SEQ, TAPE
 
 # id(storage) -> _Counter. Weak: an entry goes with its storage (and its id with it).
 _COUNTERS: dict = {}

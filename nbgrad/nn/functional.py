@@ -15,10 +15,12 @@ from typing import Any
 from .. import _lowp
 from .. import functions as _fn
 from ..ops import activations as _act
+from ..ops import conv_pool as _conv_pool
 from ..ops import indexing as _ix
 from ..ops import losses as _losses
 from ..ops import pointwise as _pw
 from ..ops import softmax as _sm
+from ..ops import spatial as _spatial
 from ..ops.linear import linear
 from ..tensor import Tensor
 
@@ -227,8 +229,6 @@ def _red(reduction, size_average, reduce):
 _ = linear
 
 # layers composed of recorded core ops (pads, windows, norms, attention, more losses)
-from ..ops import conv_pool as _conv_pool  # noqa: E402
-from ..ops import spatial as _spatial  # noqa: E402
 from . import (  # noqa: E402, E501
     _fn_activations,
     _fn_attention,
