@@ -18,14 +18,18 @@ then x's, W_ih's and W_hh's gradients are one product each over the whole sequen
 steps stacked) and the biases' one column sum. In float32 the activations are
 `vecloops.sigmoid_fast`/`tanh_fast` (<= 3 ulp; they were two thirds of the forward's
 time), in float64 the elementwise kernels' own; the VJP reads tanh(c) from Y and computes
-no transcendental. The op is
+no transcendental. The steps run on the calling thread: on a 2-core machine, groups of
+batch rows on Numba's threads sped the cells up at most 1.4x (concurrent small BLAS
+products did not scale), and after the sequence's large products OpenBLAS's own threads
+keep spinning for a while, so the two pools fought over the cores and a step took twice
+as long. The op is
 declared at the end with all its facets (`registry.declare`); its differentiable VJP
 (create_graph, forward mode) runs the steps again with recorded ops, then writes the
 backward recurrence (the fused kernel's rule) with ops.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm, gemm_blas
@@ -69,15 +73,6 @@ def _cell(a, b, cp, c, tc, h):
 
 
 @njit(cache=True, error_model="numpy")
-def _groups(B):
-    """How many groups of batch rows run their recurrences side by side: rows are
-    independent through all steps, so each group runs every step on its rows (one parallel
-    region per pass, not per step). Fixed by B, not by the thread count, so results do not
-    depend on it (a row's product has the same terms in any group)."""
-    return max(1, min(B // 8, 8))
-
-
-@njit(cache=True, error_model="numpy")
 def forward(x, w_ih, w_hh, b, h0, c0, has_h, rev, y):
     """The layer over x (S, B, I) into y (PLANES, S, B, H). b (4H) = b_ih + b_hh; h0 and
     c0 (B, H) are zeros where the row has none (PyTorch's zero state), and without h0
@@ -87,34 +82,14 @@ def forward(x, w_ih, w_hh, b, h0, c0, has_h, rev, y):
     act = y[3:].reshape(S, B, G)
     gemm(False, x.reshape(S * B, I), True, w_ih, act.reshape(S * B, G), 0)  # every step's
     wt = np.ascontiguousarray(w_hh.T)  # (H, 4H): each step's product reads it row by row
-    nq = _groups(B)
-    if nq == 1:
-        _fwd_rows(y, wt, b, h0, c0, has_h, rev, 0, B)
-    else:
-        _fwd_par(y, wt, b, h0, c0, has_h, rev, nq)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def _fwd_par(y, wt, b, h0, c0, has_h, rev, nq):
-    B = y.shape[2]
-    per = (B + nq - 1) // nq
-    for q in prange(nq):
-        _fwd_rows(y, wt, b, h0, c0, has_h, rev, min(q * per, B), min((q + 1) * per, B))
-
-
-@njit(cache=True, error_model="numpy")
-def _fwd_rows(y, wt, b, h0, c0, has_h, rev, r0, r1):
-    """Every step of batch rows r0..r1, their input projections already in the gates."""
-    S, B, H = y.shape[1:]
-    hs, cs, tcs, act = y[0], y[1], y[2], y[3:].reshape(S, B, 4 * H)
+    hs, cs, tcs = y[0], y[1], y[2]
     for step in range(S):
         t = S - 1 - step if rev else step
         p = t + 1 if rev else t - 1
-        a = act[t, r0:r1]  # the step's projections, then its gates
-        if step > 0 or has_h:  # a product of a few rows, S times: the BLAS's (gemm_blas)
-            gemm_blas(False, (h0 if step == 0 else hs[p])[r0:r1], False, wt, a, 1)
+        if step > 0 or has_h:  # a product of B rows, S times: the BLAS's (gemm_blas)
+            gemm_blas(False, h0 if step == 0 else hs[p], False, wt, act[t], 1)
         cp = c0 if step == 0 else cs[p]
-        for r in range(r0, r1):
+        for r in range(B):
             _cell(act[t, r], b, cp[r], cs[t, r], tcs[t, r], hs[t, r])
 
 
@@ -144,38 +119,20 @@ def _cell_grad(a, cp, tcs, gyh, gyc, gyt, ga, dh, dc, da):
 def backward(y, gy, w, c0, has_h, rev, da, dh, dc):
     """The backward recurrence in one pass over the saved y and its cotangent gy: da
     (S, B, 4H) = the gradient of every step's gate pre-activations; dh, dc (B, H) end as
-    the initial states'. Groups of batch rows run side by side, as in `forward`."""
-    B = y.shape[2]
+    the initial states'."""
+    S, B, H = y.shape[1:]
     dh[:, :] = 0
     dc[:, :] = 0
-    nq = _groups(B)
-    if nq == 1:
-        _back_rows(y, gy, w, c0, has_h, rev, da, dh, dc, 0, B)
-    else:
-        _back_par(y, gy, w, c0, has_h, rev, da, dh, dc, nq)
-
-
-@njit(cache=True, parallel=True, error_model="numpy")
-def _back_par(y, gy, w, c0, has_h, rev, da, dh, dc, nq):
-    B = y.shape[2]
-    per = (B + nq - 1) // nq
-    for q in prange(nq):
-        _back_rows(y, gy, w, c0, has_h, rev, da, dh, dc, min(q * per, B), min((q + 1) * per, B))
-
-
-@njit(cache=True, error_model="numpy")
-def _back_rows(y, gy, w, c0, has_h, rev, da, dh, dc, r0, r1):
-    S, B, H = y.shape[1:]
     cs, tcs = y[1], y[2]
     act, gact = y[3:].reshape(S, B, 4 * H), gy[3:].reshape(S, B, 4 * H)
     for step in range(S - 1, -1, -1):
         t = S - 1 - step if rev else step
         cp = c0 if step == 0 else cs[t + 1 if rev else t - 1]
-        for r in range(r0, r1):
+        for r in range(B):
             _cell_grad(act[t, r], cp[r], tcs[t, r], gy[0, t, r], gy[1, t, r], gy[2, t, r],
                        gact[t, r], dh[r], dc[r], da[t, r])  # fmt: skip
         if step > 0 or has_h:
-            gemm_blas(False, da[t, r0:r1], False, w, dh[r0:r1], 0)
+            gemm_blas(False, da[t], False, w, dh, 0)
 
 
 @njit(cache=True, error_model="numpy")
