@@ -1,5 +1,5 @@
-"""The differentiable VJPs of reductions, activations, softmax and losses
-(derivatives/nn.py) in float32, and to third order against PyTorch. Each op's second
+"""The differentiable VJPs of reductions, activations, softmax and losses (each declared
+with its op in ops/) in float32, and to third order against PyTorch. Each op's second
 derivatives are checked by the op table (tests/opinfo/test_gradgrad.py)."""
 
 import numpy as np

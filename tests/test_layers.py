@@ -42,11 +42,9 @@ KNOWN = {
     **{
         (f"nbgrad.backends.cuda.{m}", t): _CUDA_OP_LAYER
         for m, ts in {
-            "codegen": ["nbgrad.ops.elementwise"],
             "einsum": ["nbgrad.ops.indexing"],
             "index": ["nbgrad.ops.indexing", "nbgrad.ops.joins", "nbgrad.ops.pointwise",
                       "nbgrad.ops.viewbase", "nbgrad.ops.views", "nbgrad.tensor"],
-            "kernels": ["nbgrad.ops.activations", "nbgrad.ops.losses"],
             "ops": ["nbgrad.ops.elementwise", "nbgrad.ops.indexing", "nbgrad.ops.pointwise",
                     "nbgrad.tensor"],
             "reductions": ["nbgrad.ops.indexing", "nbgrad.ops.reduce", "nbgrad.ops.select",
@@ -58,9 +56,6 @@ KNOWN = {
         }.items()
         for t in ts
     },
-    ("nbgrad.backends.cpu.codegen", "nbgrad.ops.elementwise"): (
-        "the generator reads the scalar rules it turns into kernels from their table"
-    ),
     ("nbgrad.func.batching", "nbgrad.nn.functional"): (
         "vmap wraps every function of nn.functional while it runs (batching at the level of "
         "Python functions, not of recorded ops)"

@@ -134,7 +134,8 @@ def kind_of(tr, row):
     if name.startswith("matmul_"):
         return "matmul"
     if name in ("linear", "linear_nobias"):
-        if row.iattrs[3] and slot_numel(tr, row.ins[2]) != row.iattrs[2]:
+        a = row.attrs()
+        if a.has_b and slot_numel(tr, row.ins[2]) != a.o:
             return "row"  # a broadcast bias: the eager op, generically
         return "linear"
     if name in ("cross_entropy", "cross_entropy_ls"):
@@ -535,7 +536,7 @@ class _Gen:
             self.w(f"v{y}[0] = {D}(np_sum(v{x}) / {D}({self.n(x)}))")
 
     def fwd_linear(self, r, k):
-        m, i_, o, has_b = r.iattrs[:4]
+        m, i_, o, has_b = r.attrs()
         x, wt = r.ins[0], r.ins[1]
         y = r.outs[0]
         b = f"v{r.ins[2]}" if has_b else f"v{x}[:0]"
@@ -548,7 +549,7 @@ class _Gen:
     def fwd_matmul(self, r, k):
         a, b, y = r.ins[0], r.ins[1], r.outs[0]
         self.alloc(f"v{y}", self.n(y), self.D(y))
-        attrs = ", ".join(_i(v) for v in r.iattrs[:6])
+        attrs = ", ".join(_i(v) for v in r.attrs())  # matmul_into's order
         self.w(f"matmul_into(v{a}, v{b}, v{y}, {attrs})")
 
     def bwd_matmul(self, r, k):
@@ -561,7 +562,7 @@ class _Gen:
                 self.done(u)
             else:
                 parts.append(f"v{u}[:0], {_b(False)}, {_b(False)}")
-        attrs = ", ".join(_i(v) for v in r.iattrs[:6])
+        attrs = ", ".join(_i(v) for v in r.attrs())  # matmul_vjp's order
         self.w(f"matmul_vjp(g{y}, v{a}, v{b}, {', '.join(parts)}, {attrs})")
 
     def extra(self, spec):
@@ -749,7 +750,7 @@ class _Gen:
             self.bcast.add(x)
 
     def bwd_linear(self, r, k):
-        m, i_, o, has_b = r.iattrs[:4]
+        m, i_, o, has_b = r.attrs()
         x, wt = r.ins[0], r.ins[1]
         y = r.outs[0]
         parts = []

@@ -6,8 +6,7 @@ kernel, both called through C pointers. Two kinds of forward:
 
 * compiled (`FWD`, `compiled_forward`): the `replay` an op declares with its other facets
   (`_optable.py`; for some rows only, `replay_when`); for older op families, defined
-  here: copies (strided views, joins, dtype casts, setitem), the eager op's own forward
-  kernel chosen as eager chooses it (activations);
+  here: copies (strided views, joins, dtype casts, setitem);
 * `eager_row` (Python, called back from the program): the eager op itself (its public
   function, under `no_grad`), for ops whose forward is NumPy code (reductions over dims,
   losses): the same code, hence the same bits. An op declares it as `eager`.
@@ -21,10 +20,8 @@ from numba import njit
 
 from .._optable import BY_NAME, OPS
 from ..backends.cpu.blas import matmul_into
-from ..backends.cpu.codegen import PAR_MIN as ACT_PAR_MIN
 from ..backends.cpu.memory import v32, v64, view_as
-from ..backends.cpu.rowio import fattr, iattr, iattrs, in_slot, out_slot, shape, step, value
-from ..ops import activations as _act
+from ..backends.cpu.rowio import iattr, iattrs, in_slot, out_slot, shape, step, value
 from ..ops.einsum import _strided_copy, blas_layout
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 
@@ -112,19 +109,6 @@ def fwd_to(T, k, V):
 
 
 @njit(**_opts)
-def fwd_act(T, k, V):
-    """leaky_relu/elu/hardtanh/softplus/clamp: the eager kernel, as eager picks it."""
-    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    x, y = value(T, s_x, V), value(T, s_y, V)
-    kind = iattr(T, k, 0)
-    p0, p1, p2 = fattr(T, k, 0), fattr(T, k, 1), fattr(T, k, 2)
-    if x.size >= ACT_PAR_MIN:
-        _act._fwd_par(x, y, kind, p0, p1, p2)
-    else:
-        _act._fwd(x, y, kind, p0, p1, p2)
-
-
-@njit(**_opts)
 def fwd_einsum_bmm(T, k, V):
     """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
     (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
@@ -168,7 +152,6 @@ _STRIDED = ("slice", "select", "transpose", "permute", "expand", "index_basic", 
 FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
 FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
 FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
-FWD.update({n: "fwd_act" for n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp")})
 FWD.update({o.name: o.replay for o in OPS if o.replay and not o.replay_when})  # declared
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 

@@ -41,10 +41,11 @@ def _ptxas():
 def _all_kernels():
     """Build every kernel family; returns the registry and the undeclared kernels."""
     from ..backends.cuda import codegen, kernels, launch, optim
+    from ..ops import elementwise as ew
 
     families = {
         "kernels": vars(kernels.build()),
-        "ew": vars(codegen.build()),
+        "ew": vars(codegen.build(ew.UNARY, ew.BINARY)),
         "optim": optim.build(),
     }
     return launch.REGISTRY, launch.undeclared(families)

@@ -2,7 +2,9 @@
 
 The rule tables of `elementwise.py` have no parameters, so these share one hand-written
 forward kernel and one VJP kernel, switched (once per call, outside the loop) on the op's
-kind; the parameters are the row's float attrs.
+kind; the parameters are the row's float attrs. Each op is declared at the end of the
+kernels with its facets: the VJP, the replay (the eager kernel) and the differentiable
+VJP; the CUDA kernels compile the same scalar rules (`rules.provide`).
 """
 
 import math
@@ -13,21 +15,18 @@ from numba import njit, prange
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
-from .._optable import register
+from .._optable import attrs, declare
+from ..backends import rules
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, numel, out_slot, value, wants
 from ..tensor import Tensor
 from .recording import emit
 
 LEAKY, ELU, HARDTANH, SOFTPLUS, CLAMP = range(5)
-_V = "nbgrad.ops.activations:vjp_param"
-_OPS = {
-    LEAKY: register("leaky_relu", "LeakyReluBackward0", _V),
-    ELU: register("elu", "EluBackward0", _V),
-    HARDTANH: register("hardtanh", "HardtanhBackward0", _V),
-    SOFTPLUS: register("softplus", "SoftplusBackward0", _V),
-    CLAMP: register("clamp", "ClampBackward1", _V),
-}
+# a row: which activation, and its parameters (leaky_relu: the slope; elu: alpha, scale,
+# input scale; hardtanh and clamp: min, max; softplus: beta, threshold)
+A = attrs("kind")
+F = attrs("p0", "p1", "p2")
 
 
 @njit(inline="always")
@@ -65,6 +64,9 @@ def _df(kind, x, p0, p1, p2):
     return 1.0 if (x >= p0 and x <= p1) else 0.0
 
 
+rules.provide(activation=_f, activation_grad=_df)  # (the CUDA kernels compile them too)
+
+
 @njit(cache=True, error_model="numpy")
 def _fwd(x, out, kind, p0, p1, p2):
     x = x.reshape(x.size)
@@ -89,12 +91,12 @@ def vjp_param(T, k, V):
     s_x = in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    kind = iattr(T, k, 0)
+    kind = iattr(T, k, A.kind)
     n = numel(T, s_y)
     g = cot(T, s_y, V)
     x = value(T, s_x, V)
     t = g.dtype.type
-    p0, p1, p2 = t(fattr(T, k, 0)), t(fattr(T, k, 1)), t(fattr(T, k, 2))
+    p0, p1, p2 = t(fattr(T, k, F.p0)), t(fattr(T, k, F.p1)), t(fattr(T, k, F.p2))
     gx = cot(T, s_x, V)
     if first(T, s_x):
         for i in range(n):
@@ -102,6 +104,59 @@ def vjp_param(T, k, V):
     else:
         for i in range(n):
             gx[i] += g[i] * _df(kind, x[i], p0, p1, p2)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_param(T, k, V):
+    """The eager kernel, as eager picks it (nbgrad.compile)."""
+    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
+    kind = iattr(T, k, A.kind)
+    p0, p1, p2 = fattr(T, k, F.p0), fattr(T, k, F.p1), fattr(T, k, F.p2)
+    if x.size >= PAR_MIN:
+        _fwd_par(x, y, kind, p0, p1, p2)
+    else:
+        _fwd(x, y, kind, p0, p1, p2)
+
+
+def _dvjp(row, g):
+    """gx = g * f'(x) with nbgrad ops (create_graph, forward mode): a constant slope where
+    f is piecewise linear, the smooth piece recomputed from x where it is not (elu's
+    exponential, softplus's sigmoid). The masks are constants on the row's device."""
+    from .select import where
+
+    kind, (p0, p1, p2) = row.attrs().kind, row.float_attrs()
+    x = row.x()
+    xd = x.detach()
+
+    def mask(m):  # a bool Tensor as 0/1 in x's dtype
+        return m.to(x.dtype)
+
+    if kind == LEAKY:
+        return (where(xd > 0, g, g * p0),)
+    if kind == HARDTANH:
+        return (g * mask((xd > p0) & (xd < p1)),)
+    if kind == CLAMP:
+        return (g * mask((xd >= p0) & (xd <= p1)),)
+    if kind == ELU:  # p0 alpha, p1 scale, p2 input_scale
+        pos = xd > 0
+        neg = mask(~pos)  # x masked to the negative piece: exp cannot overflow
+        curve = (x * neg * p2).exp() * (p0 * p1 * p2) * neg
+        return (g * (curve + mask(pos) * p1),)
+    # softplus: p0 beta, p1 threshold; the identity above the threshold
+    lin = xd * p0 > p1
+    return (g * ((x * p0).sigmoid() * mask(~lin) + mask(lin)),)
+
+
+_OPS = {
+    kind: declare(name, node, a=A, f=F, vjp=vjp_param, replay=replay_param, dvjp=_dvjp)
+    for kind, name, node in (
+        (LEAKY, "leaky_relu", "LeakyReluBackward0"),
+        (ELU, "elu", "EluBackward0"),
+        (HARDTANH, "hardtanh", "HardtanhBackward0"),
+        (SOFTPLUS, "softplus", "SoftplusBackward0"),
+        (CLAMP, "clamp", "ClampBackward1"),
+    )
+}
 
 
 def apply(kind, x, p0=0.0, p1=0.0, p2=0.0, name="activation"):
@@ -126,7 +181,9 @@ def apply(kind, x, p0=0.0, p1=0.0, p2=0.0, name="activation"):
         _fwd_par(data, out, kind, float(p0), float(p1), float(p2))
     else:
         _fwd(data, out, kind, float(p0), float(p1), float(p2))
-    return emit(_OPS[kind], out, (x,), iattrs=(kind,), fattrs=(p0, p1, p2), saved=(data,))
+    op = _OPS[kind]
+    ia, fa = op.pack(kind=kind), op.pack_f(p0=p0, p1=p1, p2=p2)
+    return emit(op, out, (x,), iattrs=ia, fattrs=fa, saved=(data,))
 
 
 def leaky_relu(x, negative_slope=0.01):

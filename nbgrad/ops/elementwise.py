@@ -2,15 +2,16 @@
 
 A unary rule gives the forward `f(x)` and the VJP in terms of the input `x`, the output
 `y` and the cotangent `g`. A binary rule gives `f(a, b)` and one VJP per operand (`a`,
-`b`, `y`, `g`). The generator (`backends/cpu/codegen.py`, `backends/cuda/codegen.py`)
-turns each rule into forward and VJP kernels; an op saves exactly the names its VJP
-expressions read, so `exp` keeps its output and `sin` its input.
+`b`, `y`, `g`). The generators (`backends/cpu/codegen.py`, `backends/cuda/codegen.py`,
+handed this table) turn each rule into forward and VJP kernels; an op saves exactly the
+names its VJP expressions read, so `exp` keeps its output and `sin` its input.
 
 Binary ops also get scalar variants (`x * 2.0`, `2.0 - x`) in which the Python number is
 a row attr, not a tensor: `_ts` (tensor, scalar) and `_st` (scalar, tensor).
 """
 
-import re
+from ..backends import rules
+from ..backends.rules import subst, uses  # noqa: F401 (the rules' language)
 
 # name: (node name, forward, vjp)
 UNARY = {
@@ -84,29 +85,15 @@ BINARY = {
 }
 
 
-def uses(expr, name):
-    return re.search(rf"\b{name}\b", expr) is not None
-
-
-def subst(expr, **names):
-    """Replace whole-word variable names in a rule expression."""
-    for k, v in names.items():
-        expr = re.sub(rf"\b{k}\b", v, expr)
-    return expr
-
-
 def unary_saves(name):
     """Which of ('x', 'y') the op keeps for its VJP."""
-    vjp = UNARY[name][2]
-    return tuple(v for v in ("x", "y") if uses(vjp, v))
+    return rules.unary_saves(UNARY[name][2])
 
 
 def binary_saves(name, variant):
     """Which of ('a', 'b', 'y') the op keeps for its VJP; scalars are attrs, not saved."""
     _, _, da, db = BINARY[name]
-    exprs = {"tt": (da, db), "ts": (da,), "st": (db,)}[variant]
-    drop = {"tt": (), "ts": ("b",), "st": ("a",)}[variant]
-    return tuple(v for v in ("a", "b", "y") if v not in drop and any(uses(e, v) for e in exprs))
+    return rules.binary_saves(da, db, variant)
 
 
 def _register():

@@ -11,7 +11,7 @@ from numba import njit
 
 from nbgrad._array import contig
 
-from .._optable import register
+from .._optable import attrs, declare
 from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
@@ -25,7 +25,9 @@ _NODES = {
     # matmul of batched operands: PyTorch folds/reshapes, so its last node is a view
     "batched": "UnsafeViewBackward0",
 }
-_OPS = {k: register("matmul_" + k, v, "nbgrad.ops.linalg:vjp_matmul") for k, v in _NODES.items()}
+# a row: B products of (m, k) @ (k, n); an operand that is not batched (a_batched,
+# b_batched = 0) is one matrix for all B
+A = attrs("B", "m", "k", "n", "a_batched", "b_batched")
 
 
 @njit(cache=True, error_model="numpy")
@@ -73,8 +75,8 @@ def vjp_const(T, s_a, s_b, V, c, ac, bc):
 @njit(cache=True, error_model="numpy")
 def vjp_matmul(T, k, V):
     s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    B, m, kk, n = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3)
-    ab, bb = iattr(T, k, 4), iattr(T, k, 5)
+    B, m, kk, n = iattr(T, k, A.B), iattr(T, k, A.m), iattr(T, k, A.k), iattr(T, k, A.n)
+    ab, bb = iattr(T, k, A.a_batched), iattr(T, k, A.b_batched)
     if bcast(T, s_y) and (ab or B == 1) and (bb or B == 1):
         a3 = value(T, s_a, V).reshape((B, m, kk))
         b3 = value(T, s_b, V).reshape((B, kk, n))
@@ -90,6 +92,11 @@ def vjp_matmul(T, k, V):
     fb = first(T, s_b) if wb else False
     a, b = value(T, s_a, V), value(T, s_b, V)
     matmul_vjp(g, a, b, ga, wa, fa, gb, wb, fb, B, m, kk, n, ab, bb)
+
+
+# replay: a compiled program's own call of the same product (`_compile/program.py`)
+_OPS = {k: declare("matmul_" + k, v, a=A, vjp=vjp_matmul) for k, v in _NODES.items()}
+_pack = _OPS["mm"].pack  # (the same schema for every kind; its order is matmul_into's)
 
 
 def _check(a, b, name):
@@ -146,16 +153,17 @@ def matmul(a, b):
         return matmul(a, b)
     if not bsa and not bsb:
         kind = "dot" if na == nb == 1 else ("mv" if nb == 1 else "mm")
-        attrs = (1, m, ka, n, 1, 1)
+        ia = _pack(B=1, m=m, k=ka, n=n, a_batched=1, b_batched=1)
     elif bsa and not bsb:  # (..., m, k) @ (k, n): one big matrix product
         B = int(np.prod(bsa))
-        kind, attrs = "batched", (1, B * m, ka, n, 1, 1)
+        kind, ia = "batched", _pack(B=1, m=B * m, k=ka, n=n, a_batched=1, b_batched=1)
     else:
         B = int(np.prod(bsa or bsb))
-        kind, attrs = "batched", (B, m, ka, n, 1 if bsa else 0, 1 if bsb else 0)
+        kind = "batched"
+        ia = _pack(B=B, m=m, k=ka, n=n, a_batched=int(bool(bsa)), b_batched=int(bool(bsb)))
     out = np.empty((bsa or bsb) + ((m,) if na > 1 else ()) + ((n,) if nb > 1 else ()), da.dtype)
-    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *attrs)  # see blas.py
-    return emit(_OPS[kind], out, (a, b), iattrs=attrs, saved=(da, db))
+    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *ia)  # see blas.py
+    return emit(_OPS[kind], out, (a, b), iattrs=ia, saved=(da, db))
 
 
 def mm(a, b):
@@ -184,10 +192,10 @@ def bmm(a, b):
             f"[{da.shape[0]}, {da.shape[2]}] but got: [{db.shape[0]}, {db.shape[1]}]."
         )
     B, m, k = da.shape
-    attrs = (B, m, k, db.shape[2], 1, 1)
+    ia = _pack(B=B, m=m, k=k, n=db.shape[2], a_batched=1, b_batched=1)
     out = np.empty((B, m, db.shape[2]), da.dtype)
-    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *attrs)  # see blas.py
-    return emit(_OPS["bmm"], out, (a, b), iattrs=attrs, saved=(da, db))
+    matmul_into(da.reshape(-1), db.reshape(-1), out.reshape(-1), *ia)  # see blas.py
+    return emit(_OPS["bmm"], out, (a, b), iattrs=ia, saved=(da, db))
 
 
 def dot(a, b):

@@ -4,22 +4,21 @@ import numpy as np
 from numba import njit
 
 from .._dtype import scalar_name as _scalar_name
-from .._optable import register
+from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm
 from ..backends.cpu.rowio import cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
 from .recording import emit
 
-_V = "nbgrad.ops.linear:vjp_linear"
-_ADDMM = register("linear", "AddmmBackward0", _V)
-_MM = register("linear_nobias", "MmBackward0", _V)
+# a row: y (m, o) = x (m, i) @ W (o, i).T, plus a bias b (o) where has_b
+A = attrs("m", "i", "o", "has_b")
 
 
 @njit(cache=True, error_model="numpy")
 def vjp_linear(T, k, V):
     """y (M, O) = x (M, I) @ W (O, I).T + b: gx = g W, gW = g.T x, gb = sum_rows g."""
     s_y, s_x, s_w = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    m, i_, o = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    m, i_, o = iattr(T, k, A.m), iattr(T, k, A.i), iattr(T, k, A.o)
     g = cot(T, s_y, V).reshape((m, o))
     if wants(T, s_x):
         w = value(T, s_w, V).reshape((o, i_))
@@ -29,7 +28,7 @@ def vjp_linear(T, k, V):
         x = value(T, s_x, V).reshape((m, i_))
         gw = cot(T, s_w, V).reshape((o, i_))
         gemm(True, g, False, x, gw, 0.0 if first(T, s_w) else 1.0)
-    if iattr(T, k, 3):
+    if iattr(T, k, A.has_b):
         s_b = in_slot(T, k, 2)
         if wants(T, s_b):
             gb = cot(T, s_b, V)
@@ -38,6 +37,11 @@ def vjp_linear(T, k, V):
             for r in range(m):
                 for c in range(o):
                     gb[c] += g[r, c]
+
+
+# replay: a compiled program's own kernels (`_compile/program.py`) or the eager op
+_ADDMM = declare("linear", "AddmmBackward0", a=A, vjp=vjp_linear)
+_MM = declare("linear_nobias", "MmBackward0", a=A, vjp=vjp_linear)
 
 
 def linear(input, weight, bias=None):  # noqa: A002
@@ -100,5 +104,5 @@ def linear(input, weight, bias=None):  # noqa: A002
             b = expand(b.reshape(()) if b._data.ndim else b, (o,))
     out = out.reshape(out_shape)
     if b is None:
-        return emit(_MM, out, (x, w), iattrs=(m, i_, o, 0), saved=(xd, wd))
-    return emit(_ADDMM, out, (x, w, b), iattrs=(m, i_, o, 1), saved=(xd, wd))
+        return emit(_MM, out, (x, w), iattrs=_MM.pack(m=m, i=i_, o=o, has_b=0), saved=(xd, wd))
+    return emit(_ADDMM, out, (x, w, b), iattrs=_MM.pack(m=m, i=i_, o=o, has_b=1), saved=(xd, wd))

@@ -31,6 +31,7 @@ from .._dtype import promote_types
 from .._dtype import scalar_name as _scalar_name
 from .._optable import attrs, declare
 from ..autograd.grad_mode import STATE
+from ..backends import rules
 from ..backends.cpu.memory import vi64, view_as
 from ..backends.cpu.rowio import (
     acc,
@@ -700,6 +701,9 @@ def _pw_grad(kind, a, b, p, w, pw):
     sig = 1.0 / (1.0 + e) if a >= 0 else e / (1.0 + e)
     sp = math.log1p(e) + max(-a, 0.0)
     return w * ((pw * b + 1 - b) * sig - pw * b), w * (-a + (pw - 1) * sp)
+
+
+rules.provide(pointwise_loss=_pw_loss, pointwise_loss_grad=_pw_grad)  # (CUDA's too)
 
 
 @njit(cache=True, error_model="numpy")

@@ -40,7 +40,7 @@ _SAVES_SCALAR = ("mul", "div", "pow")
 _SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "pow": "** or pow()"}
 
 
-codegen.build()
+codegen.build(ew.UNARY, ew.BINARY)  # the generated kernels of the rule table
 K = codegen.K
 _make = Tensor._make
 _TAPE_ADDR = TAPE.desc_addr

@@ -280,7 +280,7 @@ def sum_to(g, shape, nb):
 
 
 def _load():
-    from . import elementwise, nn, shape, tensorops  # noqa: F401
+    from . import elementwise, shape, tensorops  # noqa: F401
 
     for op in OPS:  # ops declared with their differentiable VJP (_optable.py)
         if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:

@@ -395,7 +395,7 @@ def _sum_dim(row, d):
 
 def _linear(row, d):
     """y = x @ w^T (+ b) over rows of a 2-D x: gx keeps rows; gw, gb are per sample."""
-    m, i_, o = row.iattrs[:3].tolist()
+    m, i_, o, _ = row.attrs()
     if len(row.shape(row.ins[0])) != 2 or m != d.shape[0]:
         return None
     x, w = row.saved[0].reshape(m, i_), row.saved[1]

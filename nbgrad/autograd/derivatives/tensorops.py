@@ -150,7 +150,7 @@ def _matvec_arrays(gd, a, b, sa, sb, bs):
 @defvjp("linear", "linear_nobias")
 def _linear(row, g):
     """y = x @ w^T (+ b): gx = g @ w, gw = g^T @ x, gb = g summed over rows."""
-    m, i_, o = (int(v) for v in row.iattrs[:3])
+    m, i_, o, _ = row.attrs()
     x = row.value(row.ins[0]) if row.wants(1) else None
     w = row.value(row.ins[1]) if row.wants(0) else None
     g2 = g.reshape(row.bshape + (m, o))

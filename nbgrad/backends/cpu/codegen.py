@@ -22,7 +22,7 @@ import threading
 from ... import _cache, _compile_notice
 from ... import _optable as registry
 from ..._atomic import deferred
-from ...ops import elementwise as ew
+from ..rules import binary_saves, subst, unary_saves, uses
 from .scalar import NAMES as SCALAR_NAMES
 
 PAR_MIN = 1 << 16  # elements; below this a kernel runs on one thread
@@ -102,7 +102,7 @@ def loop_{fname}({params}):
 
 
 def _fwd_unary(name, f):
-    body = ew.subst(f, x="x[i]")
+    body = subst(f, x="x[i]")
 
     def loop(rng):
         return lambda e, ind: f"{' ' * ind}for i in {rng}(x.size):\n{' ' * ind}    out[i] = {e}\n"
@@ -134,7 +134,7 @@ _GMUL = re.compile(r"^(-?)g(?: \* ([ab]))?$")
 def _same_shape(dst, rule):
     """The same-shape VJP loops for operand `dst`; rules of the form g, -g, g * a, g * b
     (add, sub, mul) run through the shared parallel `gmul_par` on large arrays."""
-    expr = ew.subst(rule, a="a[i]", b="b[i]", y="y[i]", g="g[i]")
+    expr = subst(rule, a="a[i]", b="b[i]", y="y[i]", g="g[i]")
     m = _GMUL.match(rule.strip())
     if m is None:
         return _loops(dst, expr, 12)
@@ -176,7 +176,7 @@ def _loads(names):
 
 
 def _vjp_unary(name, vjp):
-    expr = ew.subst(vjp, x="x[i]", y="y[i]", g="g[i]")
+    expr = subst(vjp, x="x[i]", y="y[i]", g="g[i]")
     return f"""
 @njit(cache=True, error_model="numpy")
 def vjp_{name}(T, k, V):
@@ -186,7 +186,7 @@ def vjp_{name}(T, k, V):
         return
     n = numel(T, s_y)
     g = cot(T, s_y, V)
-{_loads(ew.unary_saves(name))}    gx = cot(T, s_x, V)
+{_loads(unary_saves(vjp))}    gx = cot(T, s_x, V)
 {_split(lambda e, ind: _loops("x", e, ind), expr, "x", 4)}"""
 
 
@@ -199,10 +199,10 @@ def _fwd_binary(name, f):
             ("_st", "c, b, out", 1, "s_b", 1, "c"),
         )
     )
-    same = ew.subst(f, a="a[i]", b="b[i]")
-    bc = ew.subst(f, a="av[i]", b="bv[i]")
-    ts = ew.subst(f, a="a[i]", b="c")
-    st = ew.subst(f, a="c", b="b[i]")
+    same = subst(f, a="a[i]", b="b[i]")
+    bc = subst(f, a="av[i]", b="bv[i]")
+    ts = subst(f, a="a[i]", b="c")
+    st = subst(f, a="c", b="b[i]")
 
     def loop(rng, e, cast=""):
         return f"{cast}    for i in {rng}(out.size):\n        out[i] = {e}\n"
@@ -258,14 +258,14 @@ def _grad_rows(name, dst, rule):
     """The broadcasting VJP for operand `dst` over rows r0..r1 of the output (see
     `broadcast.py`): added elementwise into a row of dst's gradient where dst runs along
     the row, else summed over the row (in vecloops' fixed order) into one element."""
-    e = ew.subst(rule, a="av[i]", b="bv[i]", y="yv[i]", g="gv[i]")
+    e = subst(rule, a="av[i]", b="bv[i]", y="yv[i]", g="gv[i]")
     pad = " " * 8
     rows = "".join(
         f"{pad}{v}v = row_of({v}, offs[{j}], m, i{v}, t{v})\n"
         for j, v in enumerate("ab")
-        if ew.uses(rule, v)
+        if uses(rule, v)
     )
-    if ew.uses(rule, "y"):
+    if uses(rule, "y"):
         rows += f"{pad}yv = y[r * m : (r + 1) * m]\n"
     j = "ab".index(dst)
     return f"""
@@ -303,7 +303,7 @@ def grows_{name}_{dst}(g, a, b, y, gd, r0, r1, shp, sa, sb, init):
 
 
 def _vjp_binary(name, da, db):
-    saves = ew.binary_saves(name, "tt")
+    saves = binary_saves(da, db, "tt")
     args = ", ".join(v if v in saves else "g" for v in "aby")  # unread ones: any array
     grads = "".join(
         f"""    if wants(T, s_{d}):
@@ -340,7 +340,7 @@ def vjp_{name}(T, k, V):
     ]
     for variant, op, expr in (("ts", "a", da), ("st", "b", db)):
         other = "b" if op == "a" else "a"
-        e = ew.subst(expr, **{op: f"{op}[i]", other: "c", "y": "y[i]", "g": "g[i]"})
+        e = subst(expr, **{op: f"{op}[i]", other: "c", "y": "y[i]", "g": "g[i]"})
         out.append(f"""
 @njit(cache=True, error_model="numpy")
 def vjp_{name}_{variant}(T, k, V):
@@ -351,17 +351,17 @@ def vjp_{name}_{variant}(T, k, V):
     n = numel(T, s_y)
     g = cot(T, s_y, V)
     c = g.dtype.type(fattr(T, k, 0))
-{_loads(ew.binary_saves(name, variant))}    g{op} = cot(T, s_{op}, V)
+{_loads(binary_saves(da, db, variant))}    g{op} = cot(T, s_{op}, V)
 {_loops(op, e, 4)}""")
     return "".join(out)
 
 
-def elementwise_source():
+def elementwise_source(unary, binary):
     parts = [_HEADER]
-    for name, (_, f, vjp) in ew.UNARY.items():
+    for name, (_, f, vjp) in unary.items():
         parts.append(_fwd_unary(name, f))
         parts.append(_vjp_unary(name, vjp))
-    for name, (_, f, da, db) in ew.BINARY.items():
+    for name, (_, f, da, db) in binary.items():
         parts.append(_fwd_binary(name, f))
         parts.append(_vjp_binary(name, da, db))
     return "".join(parts)
@@ -435,7 +435,9 @@ def _load(name, source):
 K = None  # the generated elementwise module
 
 
-def build():
+def build(unary, binary):
+    """Generate and import the kernels of the rule tables `unary` and `binary` (the ops'
+    own, `ops/elementwise.py`, handed here by `ops/pointwise.py`)."""
     global K
     with _cache.numba_cache_dir():
-        K = load_module(f"nbgrad_gen_ew_{_cache.HASH}", elementwise_source())
+        K = load_module(f"nbgrad_gen_ew_{_cache.HASH}", elementwise_source(unary, binary))

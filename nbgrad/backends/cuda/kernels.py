@@ -11,8 +11,7 @@ import math
 import numpy as np
 from numba import cuda
 
-from ...ops import activations as _act
-from ...ops import losses as _losses
+from ..rules import SCALAR
 from .launch import ALL, ATOMIC, FLOAT, INT, declare
 from .runtime import configure
 
@@ -57,10 +56,11 @@ def build():
         return K
     L = configure()
     TPB, T = L.tpb, L.tile
-    act_f = cuda.jit(device=True)(_act._f.py_func)
-    act_df = cuda.jit(device=True)(_act._df.py_func)
-    loss_f = cuda.jit(device=True)(_losses._pw_loss.py_func)
-    loss_df = cuda.jit(device=True)(_losses._pw_grad.py_func)
+    # the activations' and pointwise losses' scalar rules, as their op families state them
+    act_f, act_df, loss_f, loss_df = (
+        cuda.jit(device=True)(SCALAR[name].py_func)
+        for name in ("activation", "activation_grad", "pointwise_loss", "pointwise_loss_grad")
+    )
     f64 = np.float64
 
     @declare("kernels.fill", "o:T[] v:T", T=ALL)

@@ -18,7 +18,7 @@ from ...ops import elementwise as ew
 from ...ops.pointwise import _strides, broadcast_shapes, is_scalar
 from ...tensor import Tensor, _wrap_dim
 from . import runtime as rt
-from .codegen import build as _ew_kernels
+from .codegen import build
 from .kernels import build as _kernels
 from .launch import MAX_GRID_X, grid, launch, launch_grid
 from .record import needs_record, record
@@ -26,6 +26,13 @@ from .record import needs_record, record
 VJP = {}  # op code -> launcher(G, k)
 TO_CUDA = register("to_cuda", "ToCopyBackward0")
 TO_CPU = register("to_cpu", "ToCopyBackward0")
+
+
+def _ew_kernels():
+    """The generated elementwise kernels of the ops' rule table."""
+    return build(ew.UNARY, ew.BINARY)
+
+
 _UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
 
 
@@ -478,7 +485,8 @@ def matmul(a, b):
     bs = Kd * N if nb > 1 else 0
     bmm_launch(a._data.flat, b._data.flat, out.flat, nb, M, Kd, N, 0, 0, M * Kd, bs, 0)
     saved = (a._data, b._data)
-    return wrap(out, (a, b), op, iattrs=(nb, M, Kd, N), saved=saved)
+    ia = op.pack(B=nb, m=M, k=Kd, n=N, a_batched=1, b_batched=1)  # (b: one matrix if nb == 1)
+    return wrap(out, (a, b), op, iattrs=ia, saved=saved)
 
 
 def _matmul_vec(a, b):
@@ -519,7 +527,7 @@ def _matmul_batched(a, b):
 
 def _vjp_matmul(G, k):
     sa, sb = G.inp(k, 0), G.inp(k, 1)
-    nb, M, Kd, N = G.iattrs(k)
+    nb, M, Kd, N, _, _ = _MM_FOLD.unpack(G.iattrs(k))
     A, B = G.saved(k)
     g = G.cot(G.out(k, 0))
     if G.wants(sa):  # dA = g @ B^T
@@ -701,20 +709,23 @@ def activation(op, kind, x, p0, p1, p2):
     out = rt.empty(d.shape, d.dtype)
     t = d.dtype.type
     launch(_kernels().act, out.size, d.flat, out.flat, kind, t(p0), t(p1), t(p2))
-    return wrap(out, (x,), op, iattrs=(kind,), fattrs=(p0, p1, p2), saved=(d,))
+    ia, fa = op.pack(kind=kind), op.pack_f(p0=p0, p1=p1, p2=p2)
+    return wrap(out, (x,), op, iattrs=ia, fattrs=fa, saved=(d,))
 
 
 def _vjp_act(G, k):
     sx = G.inp(k, 0)
     if not G.wants(sx):
         return
-    (kind,) = G.iattrs(k)
+    kind = _ACT.unpack(G.iattrs(k)).kind
     (x,) = G.saved(k)
     gx, acc = G.take(sx)
     t = gx.dtype.type
-    p = (t(G.fattr(k, 0)), t(G.fattr(k, 1)), t(G.fattr(k, 2)))
+    f = _ACT.f
+    p = (t(G.fattr(k, f.p0)), t(G.fattr(k, f.p1)), t(G.fattr(k, f.p2)))
     launch(_kernels().act_vjp, gx.size, x, G.cot(G.out(k, 0)), gx, kind, *p, acc)
 
 
+_ACT = BY_NAME["leaky_relu"]  # the attribute schema the activations share
 for _n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp"):
     VJP[BY_NAME[_n].code] = _vjp_act
