@@ -28,9 +28,9 @@ side by side (`declare`):
   (`autograd/graph.py`).
 
 Elementwise ops are declared by `ops/elementwise.py` from scalar rules; their kernels and
-VJPs are generated (`backends/cpu/codegen.py`). Ops declared with `register` alone (older
-families, not yet moved to `declare`) keep their facets in the per-facet tables the sweep,
-the GPU sweep, replay and higher order also read.
+VJPs are generated (`backends/cpu/codegen.py`). Ops declared with `register` alone (einsum,
+the dtype and device moves; tests/test_optable.py lists them) keep their facets in the
+per-facet tables the sweep, the GPU sweep, replay and higher order also read.
 """
 
 from collections import namedtuple
@@ -50,8 +50,11 @@ class OpDef:
         self.pack = self.pack_f = None
 
     def unpack(self, ia):
-        """A row's integer attributes (a sequence) by name."""
-        return type(self.a)(*[int(v) for v in ia[: len(self.a)]])
+        """A row's integer attributes (a sequence) by name (a tail as a tuple)."""
+        n = len(self.a)
+        if type(self.a) in _TAILED:
+            return type(self.a)(*[int(v) for v in ia[: n - 1]], tuple(int(v) for v in ia[n - 1 :]))
+        return type(self.a)(*[int(v) for v in ia[:n]])
 
     def unpack_f(self, fa):
         """A row's float attributes (a sequence) by name."""
@@ -76,10 +79,20 @@ def register(name, node, vjp=None, rule=None):
     return op
 
 
+_TAILED = set()  # schemas whose last name is a variable-length tail
+
+
 def attrs(*names):
     """Named attribute positions: `attrs("outer", "n").n == 1`. A global tuple, so a kernel
-    reading `iattr(T, k, A.n)` compiles it to a constant."""
-    return namedtuple("attrs", names)(*range(len(names)))
+    reading `iattr(T, k, A.n)` compiles it to a constant. A last name written `*name` is a
+    tail of any length (a shape, strides): its position is where it starts, as in
+    `iattrs(T, k, A.dims, nd)`; `pack` takes a sequence for it and `unpack` gives a tuple."""
+    tail = bool(names) and names[-1].startswith("*")
+    fields = (*names[:-1], names[-1][1:]) if tail else names
+    schema = namedtuple("attrs", fields)
+    if tail:
+        _TAILED.add(schema)
+    return schema(*range(len(fields)))
 
 
 def _packer(schema):
@@ -88,6 +101,8 @@ def _packer(schema):
     runs it every time (a namedtuple built from keywords costs several times more)."""
     names = ", ".join(schema._fields)
     params, values = (f"*, {names}", f"({names},)") if names else ("", "()")
+    if type(schema) in _TAILED:  # the tail's values follow the others
+        values = "(" + "".join(f"{h}, " for h in schema._fields[:-1]) + f"*{schema._fields[-1]},)"
     ns: dict = {}
     exec(f"def pack({params}):\n    return {values}", ns)
     return ns["pack"]

@@ -6,7 +6,7 @@ kernel, both called through C pointers. Two kinds of forward:
 
 * compiled (`FWD`, `compiled_forward`): the `replay` an op declares with its other facets
   (`_optable.py`; for some rows only, `replay_when`); for older op families, defined
-  here: copies (strided views, joins, dtype casts, setitem);
+  here: dtype casts and einsum's batched product;
 * `eager_row` (Python, called back from the program): the eager op itself (its public
   function, under `no_grad`), for ops whose forward is NumPy code (reductions over dims,
   losses): the same code, hence the same bits. An op declares it as `eager`.
@@ -21,74 +21,11 @@ from numba import njit
 from .._optable import BY_NAME, OPS
 from ..backends.cpu.blas import matmul_into
 from ..backends.cpu.memory import v32, v64, view_as
-from ..backends.cpu.rowio import iattr, iattrs, in_slot, out_slot, shape, step, value
+from ..backends.cpu.rowio import iattr, in_slot, out_slot, step, value
 from ..ops.einsum import _strided_copy, blas_layout
 from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 
 _opts = {"cache": True, "error_model": "numpy"}
-
-
-@njit(**_opts)
-def _gather(x, y, offset, shp, st):
-    """y[i] = x[offset + idx(i) . st] over y's shape, in row-major order."""
-    idx = np.zeros(shp.size, np.int64)
-    offs = np.zeros(2, np.int64)
-    offs[0] = offset
-    for i in range(y.size):
-        y[i] = x[offs[0]]
-        step(idx, shp, offs, st, st)
-
-
-@njit(**_opts)
-def fwd_strided(T, k, V):
-    """slice/select/transpose/permute/expand/...: attrs (offset, strides of the output)."""
-    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    shp = shape(T, s_y)
-    _gather(value(T, s_x, V), value(T, s_y, V), iattr(T, k, 0), shp, iattrs(T, k, 1, shp.size))
-
-
-@njit(**_opts)
-def fwd_view(T, k, V):
-    """flip/repeat/split/...: attrs (offset, ndim, view shape, view strides)."""
-    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    nd = iattr(T, k, 1)
-    shp = iattrs(T, k, 2, nd)
-    _gather(value(T, s_x, V), value(T, s_y, V), iattr(T, k, 0), shp, iattrs(T, k, 2 + nd, nd))
-
-
-@njit(**_opts)
-def fwd_cat(T, k, V):
-    """cat/stack: attrs (outer, total block length, n inputs, block length of each)."""
-    y = value(T, out_slot(T, k, 0), V)
-    outer, total, nin = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
-    off = 0
-    for j in range(nin):
-        L = iattr(T, k, 3 + j)
-        x = value(T, in_slot(T, k, j), V)
-        for o in range(outer):
-            for i in range(L):
-                y[o * total + off + i] = x[o * L + i]
-        off += L
-
-
-@njit(**_opts)
-def fwd_setitem(T, k, V):
-    """x[view] = v out of place: attrs (offset, ndim, view shape, x strides, v strides)."""
-    y = value(T, out_slot(T, k, 0), V)
-    v = value(T, in_slot(T, k, 1), V)
-    y[:] = value(T, in_slot(T, k, 0), V)
-    nd = iattr(T, k, 1)
-    shp = iattrs(T, k, 2, nd)
-    xst, vst = iattrs(T, k, 2 + nd, nd), iattrs(T, k, 2 + 2 * nd, nd)
-    cnt = 1
-    for d in range(nd):
-        cnt *= shp[d]
-    idx = np.zeros(nd, np.int64)
-    offs = np.zeros(2, np.int64)
-    offs[0] = iattr(T, k, 0)
-    for _ in range(cnt):
-        y[offs[0]] = v[offs[1]]
-        step(idx, shp, offs, xst, vst)
 
 
 @njit(**_opts)
@@ -148,11 +85,8 @@ def _operand(T, I, S, at, s, ident, shp, st, size, V):
         _strided_copy(value(T, s, V), shp, st, view_as(I[at], size, V))
 
 
-_STRIDED = ("slice", "select", "transpose", "permute", "expand", "index_basic", "t")
-FWD = {n: "fwd_strided" for n in _STRIDED + ("unsqueeze_index",)}
-FWD.update({o.name: "fwd_view" for o in OPS if o.name.startswith("view_")})
-FWD.update({"cat": "fwd_cat", "stack": "fwd_cat", "to": "fwd_to", "setitem": "fwd_setitem"})
-FWD.update({o.name: o.replay for o in OPS if o.replay and not o.replay_when})  # declared
+FWD = {o.name: o.replay for o in OPS if o.replay and not o.replay_when}  # declared
+FWD["to"] = "fwd_to"
 FWD["einsum_bmm"] = "fwd_einsum_bmm"
 
 

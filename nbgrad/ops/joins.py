@@ -13,40 +13,41 @@ from numba import njit
 from nbgrad._array import contig
 
 from .. import _dtype
-from .._optable import register
+from .._optable import attrs, declare
 from ..autograd.grad_mode import STATE
-from ..backends.cpu.rowio import acc, cot, first, iattr, iattrs, in_slot, out_slot, step, wants
+from ..backends.cpu.rowio import (
+    acc,
+    cot,
+    first,
+    gather_strided,
+    iattr,
+    iattrs,
+    in_slot,
+    out_slot,
+    step,
+    value,
+    wants,
+)
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
 from .viewbase import mark
 
-_V = "nbgrad.ops.joins:"
-_CAT = register("cat", "CatBackward0", _V + "vjp_cat")
-_STACK = register("stack", "StackBackward0", _V + "vjp_cat")
-_VIEW = {
-    n: register("view_" + n, n, _V + "vjp_view")
-    for n in (
-        "FlipBackward0",
-        "RepeatBackward0",
-        "PermuteBackward0",
-        "SliceBackward0",
-        "SelectBackward0",
-        "NarrowBackward0",
-        "SplitBackward0",
-        "UnbindBackward0",
-        "SplitWithSizesBackward0",
-    )
-}
+# a cat/stack row: the output seen as (outer, total), input j its columns of length
+# lengths[j] (nin inputs); a view row: output element i is input element offset + idx(i) .
+# strides over the view's shape (`dims`: the shape, then the strides; repeat's view shape
+# is not its output's)
+A_CAT = attrs("outer", "total", "nin", "*lengths")
+A_VIEW = attrs("offset", "nd", "*dims")
 
 
 @njit(cache=True, error_model="numpy")
 def vjp_cat(T, k, V):
     s_y = out_slot(T, k, 0)
-    outer, total, nin = iattr(T, k, 0), iattr(T, k, 1), iattr(T, k, 2)
+    outer, total, nin = iattr(T, k, A_CAT.outer), iattr(T, k, A_CAT.total), iattr(T, k, A_CAT.nin)
     g = cot(T, s_y, V)
     off = 0
     for j in range(nin):
-        L = iattr(T, k, 3 + j)
+        L = iattr(T, k, A_CAT.lengths + j)
         s = in_slot(T, k, j)
         if wants(T, s):
             gs = cot(T, s, V)
@@ -69,17 +70,64 @@ def vjp_view(T, k, V):
     s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
     if not wants(T, s_x):
         return
-    nd = iattr(T, k, 1)
-    shp = iattrs(T, k, 2, nd)
-    st = iattrs(T, k, 2 + nd, nd)
+    shp, st = _view_attrs(T, k)
+    nd = shp.size
     g = cot(T, s_y, V)
     gx = acc(T, s_x, V)
     idx = np.zeros(nd, np.int64)
     offs = np.zeros(2, np.int64)
-    offs[0] = iattr(T, k, 0)
+    offs[0] = iattr(T, k, A_VIEW.offset)
     for i in range(g.size):
         gx[offs[0]] += g[i]
         step(idx, shp, offs, st, st)
+
+
+@njit(cache=True, error_model="numpy")
+def _view_attrs(T, k):
+    """A view row's view shape and strides."""
+    nd = iattr(T, k, A_VIEW.nd)
+    return iattrs(T, k, A_VIEW.dims, nd), iattrs(T, k, A_VIEW.dims + nd, nd)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_view(T, k, V):
+    """The gather (nbgrad.compile)."""
+    shp, st = _view_attrs(T, k)
+    x, y = value(T, in_slot(T, k, 0), V), value(T, out_slot(T, k, 0), V)
+    gather_strided(x, y, iattr(T, k, A_VIEW.offset), shp, st)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_cat(T, k, V):
+    """Each input's blocks into the output (nbgrad.compile)."""
+    y = value(T, out_slot(T, k, 0), V)
+    outer, total, nin = iattr(T, k, A_CAT.outer), iattr(T, k, A_CAT.total), iattr(T, k, A_CAT.nin)
+    off = 0
+    for j in range(nin):
+        L = iattr(T, k, A_CAT.lengths + j)
+        x = value(T, in_slot(T, k, j), V)
+        for o in range(outer):
+            for i in range(L):
+                y[o * total + off + i] = x[o * L + i]
+        off += L
+
+
+_CAT = declare("cat", "CatBackward0", a=A_CAT, vjp=vjp_cat, replay=replay_cat)
+_STACK = declare("stack", "StackBackward0", a=A_CAT, vjp=vjp_cat, replay=replay_cat)
+_VIEW = {
+    n: declare("view_" + n, n, a=A_VIEW, vjp=vjp_view, replay=replay_view)
+    for n in (
+        "FlipBackward0",
+        "RepeatBackward0",
+        "PermuteBackward0",
+        "SliceBackward0",
+        "SelectBackward0",
+        "NarrowBackward0",
+        "SplitBackward0",
+        "UnbindBackward0",
+        "SplitWithSizesBackward0",
+    )
+}
 
 
 def view_row(x, view, node, out_shape=None, take=None, multi=None):
@@ -96,8 +144,9 @@ def view_row(x, view, node, out_shape=None, take=None, multi=None):
         base = x._data.__array_interface__["data"][0]
         offset = (view.__array_interface__["data"][0] - base) // item if view.size else 0
         strides = tuple(s // item for s in view.strides)
-        attrs = (offset, view.ndim) + tuple(view.shape) + strides
-        y = emit(_VIEW[node], out, (x,), iattrs=attrs)
+        op = _VIEW[node]
+        ia = op.pack(offset=offset, nd=view.ndim, dims=tuple(view.shape) + strides)
+        y = emit(op, out, (x,), iattrs=ia)
     return y if take is None else mark(y, x, take, multi=multi)
 
 
@@ -132,7 +181,8 @@ def _join(ts, d, op, blocks, out):
         return Tensor._make(out, -1, False)
     outer = blocks[0]
     Ls = blocks[1]
-    return emit(op, out, tuple(ts), iattrs=(outer, int(sum(Ls)), len(ts)) + tuple(Ls))
+    ia = op.pack(outer=outer, total=int(sum(Ls)), nin=len(ts), lengths=Ls)
+    return emit(op, out, tuple(ts), iattrs=ia)
 
 
 def cat(tensors, dim=0, *, out=None):

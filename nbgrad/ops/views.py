@@ -17,51 +17,32 @@ from numba import njit
 
 from nbgrad._array import check_writable, contig
 
-from .._optable import register
+from .._optable import attrs, declare
 from ..autograd.grad_mode import STATE
 from ..backends.cpu.memory import address
 from ..backends.cpu.rowio import (
     acc,
     cot,
     first,
+    gather_strided,
     iattr,
     iattrs,
     in_slot,
     out_slot,
     shape,
     step,
+    value,
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
 from .recording import emit
 from .viewbase import check, is_view, mark, same, write_back
 
-_V = "nbgrad.ops.views:"
-_FLAT = {
-    n: register(n, node, _V + "vjp_flat")
-    for n, node in (
-        ("view", "ViewBackward0"),
-        ("unsafe_view", "UnsafeViewBackward0"),
-        ("unsqueeze", "UnsqueezeBackward0"),
-        ("squeeze", "SqueezeBackward0"),
-        ("squeeze_dim", "SqueezeBackward1"),
-        ("clone", "CloneBackward0"),
-    )
-}
-_STRIDED = {
-    n: register(n, node, _V + "vjp_strided")
-    for n, node in (
-        ("slice", "SliceBackward0"),
-        ("select", "SelectBackward0"),
-        ("transpose", "TransposeBackward0"),
-        ("permute", "PermuteBackward0"),
-        ("expand", "ExpandBackward0"),
-        ("index_basic", "IndexBackward0"),
-        ("t", "TBackward0"),
-        ("unsqueeze_index", "UnsqueezeBackward0"),
-    )
-}
-_SETITEM = register("setitem", "CopySlices", _V + "vjp_setitem")
+# a strided row: output element i is input element offset + idx(i) . strides (the
+# output's shape); a setitem row: the view's offset and ndim, then its shape, its strides
+# in x and v's broadcast strides (`dims`, 3 * nd values)
+A_STRIDED = attrs("offset", "*strides")
+A_SETITEM = attrs("offset", "nd", "*dims")
 
 
 @njit(cache=True, error_model="numpy")
@@ -88,10 +69,10 @@ def vjp_strided(T, k, V):
     g = cot(T, s_y, V)
     gx = acc(T, s_x, V)
     shp = shape(T, s_y)
-    st = iattrs(T, k, 1, shp.size)
+    st = iattrs(T, k, A_STRIDED.strides, shp.size)
     idx = np.zeros(shp.size, np.int64)
     offs = np.zeros(2, np.int64)
-    offs[0] = iattr(T, k, 0)
+    offs[0] = iattr(T, k, A_STRIDED.offset)
     for i in range(g.size):
         gx[offs[0]] += g[i]
         step(idx, shp, offs, st, st)
@@ -102,10 +83,8 @@ def vjp_setitem(T, k, V):
     """out = x with view(x) := v. gx = g with the view zeroed; gv = g[view] summed to v."""
     s_y, s_x, s_v = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
     g = cot(T, s_y, V)
-    nd = iattr(T, k, 1)
-    shp = iattrs(T, k, 2, nd)
-    xst = iattrs(T, k, 2 + nd, nd)
-    vst = iattrs(T, k, 2 + 2 * nd, nd)
+    shp, xst, vst, off = _setitem_attrs(T, k)
+    nd = shp.size
     cnt = 1
     for d in range(nd):
         cnt *= shp[d]
@@ -113,7 +92,7 @@ def vjp_setitem(T, k, V):
         gv = acc(T, s_v, V)
         idx = np.zeros(nd, np.int64)
         offs = np.zeros(2, np.int64)
-        offs[0] = iattr(T, k, 0)
+        offs[0] = off
         for _ in range(cnt):
             gv[offs[1]] += g[offs[0]]
             step(idx, shp, offs, xst, vst)
@@ -121,7 +100,7 @@ def vjp_setitem(T, k, V):
         h = g.copy()
         idx = np.zeros(nd, np.int64)
         offs = np.zeros(2, np.int64)
-        offs[0] = iattr(T, k, 0)
+        offs[0] = off
         for _ in range(cnt):
             h[offs[0]] = 0
             step(idx, shp, offs, xst, xst)
@@ -131,6 +110,74 @@ def vjp_setitem(T, k, V):
         else:
             for i in range(h.size):
                 gx[i] += h[i]
+
+
+@njit(cache=True, error_model="numpy")
+def _setitem_attrs(T, k):
+    """A setitem row's view shape, its strides in x, v's strides, and its offset in x."""
+    nd = iattr(T, k, A_SETITEM.nd)
+    d = A_SETITEM.dims
+    return (
+        iattrs(T, k, d, nd),
+        iattrs(T, k, d + nd, nd),
+        iattrs(T, k, d + 2 * nd, nd),
+        iattr(T, k, A_SETITEM.offset),
+    )
+
+
+@njit(cache=True, error_model="numpy")
+def replay_strided(T, k, V):
+    """The gather (nbgrad.compile)."""
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    shp = shape(T, s_y)
+    st = iattrs(T, k, A_STRIDED.strides, shp.size)
+    gather_strided(value(T, s_x, V), value(T, s_y, V), iattr(T, k, A_STRIDED.offset), shp, st)
+
+
+@njit(cache=True, error_model="numpy")
+def replay_setitem(T, k, V):
+    """x[view] = v out of place (nbgrad.compile)."""
+    y = value(T, out_slot(T, k, 0), V)
+    v = value(T, in_slot(T, k, 1), V)
+    y[:] = value(T, in_slot(T, k, 0), V)
+    shp, xst, vst, off = _setitem_attrs(T, k)
+    cnt = 1
+    for d in range(shp.size):
+        cnt *= shp[d]
+    idx = np.zeros(shp.size, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = off
+    for _ in range(cnt):
+        y[offs[0]] = v[offs[1]]
+        step(idx, shp, offs, xst, vst)
+
+
+# replay of the flat ops: a compiled program's elementwise copy (`_compile/program.py`)
+_FLAT = {
+    n: declare(n, node, vjp=vjp_flat)
+    for n, node in (
+        ("view", "ViewBackward0"),
+        ("unsafe_view", "UnsafeViewBackward0"),
+        ("unsqueeze", "UnsqueezeBackward0"),
+        ("squeeze", "SqueezeBackward0"),
+        ("squeeze_dim", "SqueezeBackward1"),
+        ("clone", "CloneBackward0"),
+    )
+}
+_STRIDED = {
+    n: declare(n, node, a=A_STRIDED, vjp=vjp_strided, replay=replay_strided)
+    for n, node in (
+        ("slice", "SliceBackward0"),
+        ("select", "SelectBackward0"),
+        ("transpose", "TransposeBackward0"),
+        ("permute", "PermuteBackward0"),
+        ("expand", "ExpandBackward0"),
+        ("index_basic", "IndexBackward0"),
+        ("t", "TBackward0"),
+        ("unsqueeze_index", "UnsqueezeBackward0"),
+    )
+}
+_SETITEM = declare("setitem", "CopySlices", a=A_SETITEM, vjp=vjp_setitem, replay=replay_setitem)
 
 
 def as_shape(args):
@@ -221,7 +268,7 @@ def _strided(x, view, name, take):
     # (compiled `address`: ~1 us for both, `__array_interface__` ~2.5 us each)
     offset = (address(view) - address(x._data)) // item if view.size else 0
     strides = tuple([s // item for s in view.strides])
-    y = emit(_STRIDED[name], out, (x,), iattrs=(offset,) + strides)
+    y = emit(_STRIDED[name], out, (x,), iattrs=_STRIDED[name].pack(offset=offset, strides=strides))
     return mark(y, x, take, name == "expand")
 
 
@@ -420,5 +467,5 @@ def setitem(x, index, value):
     xst = tuple(s // item for s in view.strides)
     vb = np.broadcast_to(v._data, view.shape)
     vst = tuple(s // item for s in vb.strides)
-    attrs = (off if view.size else 0, nd) + view.shape + xst + vst
-    x._assign(emit(_SETITEM, out, (x, v), iattrs=attrs), index)
+    ia = _SETITEM.pack(offset=off if view.size else 0, nd=nd, dims=view.shape + xst + vst)
+    x._assign(emit(_SETITEM, out, (x, v), iattrs=ia), index)

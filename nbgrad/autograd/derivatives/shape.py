@@ -66,10 +66,10 @@ def _put(row, g):
 def _setitem(row, g):
     """An overwrite of a strided view of x by v broadcast to it (iattrs: offset, ndim, view
     shape, the view's strides in x, v's broadcast strides in v)."""
-    ia = row.iattrs
-    nd = int(ia[1])
-    shp, xst, vst = (ia[2 + i * nd : 2 + (i + 1) * nd].tolist() for i in range(3))
-    dpos = strided_positions(int(ia[0]), xst, shp)
+    a = row.attrs()
+    nd = a.nd
+    shp, xst, vst = (list(a.dims[i * nd : (i + 1) * nd]) for i in range(3))
+    dpos = strided_positions(a.offset, xst, shp)
     return _overwrite(row, g, dpos, strided_positions(0, vst, shp))
 
 
@@ -83,11 +83,11 @@ def _cat(row, g):
             gather(g, host(p), row.shape(s), row.nb) if row.wants(j) else None
             for j, (s, p) in enumerate(zip(row.ins, row.saved))
         )
-    outer, total, nin = (int(v) for v in row.iattrs[:3])
-    g2 = g.reshape(row.bshape + (outer, total))
+    a = row.attrs()
+    g2 = g.reshape(row.bshape + (a.outer, a.total))
     out, off = [], 0
-    for j in range(nin):
-        L = int(row.iattrs[3 + j])
+    for j in range(a.nin):
+        L = a.lengths[j]
         gj = g2[..., off : off + L].reshape(row.bshape + row.shape(row.ins[j]))
         out.append(gj if row.wants(j) else None)
         off += L
@@ -104,9 +104,9 @@ def _view(row, g):
     GPU these rows are takes by saved positions."""
     if row.cuda:
         return _take(row, g)
-    ia = row.iattrs
-    nd = int(ia[1])
-    pos = strided_positions(int(ia[0]), ia[2 + nd : 2 + 2 * nd].tolist(), ia[2 : 2 + nd].tolist())
+    a = row.attrs()
+    nd = a.nd
+    pos = strided_positions(a.offset, list(a.dims[nd:]), list(a.dims[:nd]))
     return (scatter(g, pos, row.shape(row.ins[0]), row.nb),)
 
 

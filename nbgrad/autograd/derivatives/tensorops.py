@@ -62,7 +62,8 @@ def _strided(row, g):
     if row.cuda:
         return _strided_cuda(row, g)
     ys = row.shape(row.outs[0])
-    pos = strided_positions(int(row.iattrs[0]), row.iattrs[1 : 1 + len(ys)].tolist(), ys)
+    a = row.attrs()
+    pos = strided_positions(a.offset, list(a.strides[: len(ys)]), ys)
     return (scatter(g, pos, row.shape(row.ins[0]), row.nb),)
 
 

@@ -176,6 +176,17 @@ def bstrides(T, s_in, s_out):
     return st
 
 
+@njit(cache=True, error_model="numpy")
+def gather_strided(x, y, offset, shp, st):
+    """y[i] = x[offset + idx(i) . st] over shape `shp`, in row-major order."""
+    idx = np.zeros(shp.size, np.int64)
+    offs = np.zeros(2, np.int64)
+    offs[0] = offset
+    for i in range(y.size):
+        y[i] = x[offs[0]]
+        step(idx, shp, offs, st, st)
+
+
 @njit(inline="always")
 def step(idx, shp, offs, strides_a, strides_b):
     """Advance a row-major multi-index over `shp`, moving two strided offsets along."""

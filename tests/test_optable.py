@@ -1,0 +1,87 @@
+"""The op table's attribute schemas: named positions, a variable-length tail, and rows
+recorded by the ops decoded by name to the values the op was called with."""
+
+import numpy as np
+import pytest
+
+import nbgrad as nb
+from nbgrad._optable import OPS, attrs, declare
+from nbgrad.autograd.derivatives import Row
+from nbgrad.tape import R_CODE, TAPE
+
+# ops whose rows are not yet read through a schema (einsum's two layouts, the dtype
+# move; the device moves, registered once the CUDA backend loads), besides the generated
+# elementwise ops (their one float attribute is the scalar operand): this list only shrinks
+NO_SCHEMA = {"custom", "einsum", "einsum_bmm", "to"}
+DEVICE_MOVES = {"to_cuda", "to_cpu"}
+
+
+def test_every_op_but_the_listed_ones_declares_its_attributes():
+    missing = {op.name for op in OPS if op.a is None and op.rule is None}
+    assert missing - DEVICE_MOVES == NO_SCHEMA
+
+
+def test_positions_and_a_tail():
+    a = attrs("offset", "nd", "*dims")
+    assert (a.offset, a.nd, a.dims) == (0, 1, 2)
+    op = declare("_test_tail_op", "TestBackward0", a=a)
+    try:
+        packed = op.pack(offset=5, nd=2, dims=(3, 4, 8, 1))
+        assert packed == (5, 2, 3, 4, 8, 1)
+        got = op.unpack(np.array(packed, np.int64))
+        assert (got.offset, got.nd, got.dims) == (5, 2, (3, 4, 8, 1))
+        assert op.unpack(np.array((1, 0), np.int64)).dims == ()  # an empty tail
+        with pytest.raises(TypeError):
+            op.pack(offset=5, nd=2)  # a missing name
+        with pytest.raises(TypeError):
+            op.pack(offset=5, nd=2, dims=(), extra=1)  # an unknown one
+    finally:
+        from nbgrad import _optable
+
+        _optable.OPS.pop()
+        del _optable.BY_NAME["_test_tail_op"]
+
+
+def test_only_a_tail():
+    op = declare("_test_only_tail", "TestBackward0", a=attrs("*strides"))
+    try:
+        assert op.pack(strides=[2, 1]) == (2, 1)
+        assert op.unpack([2, 1]).strides == (2, 1)
+    finally:
+        from nbgrad import _optable
+
+        _optable.OPS.pop()
+        del _optable.BY_NAME["_test_only_tail"]
+
+
+def _rows(fn):
+    """(op name, attrs by name) of every row `fn` records."""
+    start = TAPE.n
+    fn()
+    out = []
+    for k in range(start, TAPE.n):
+        name = OPS[int(TAPE.R[k, R_CODE])].name
+        out.append((name, Row(k, name, 0, ()).attrs()))
+    return out
+
+
+def test_recorded_rows_decode_by_name():
+    x = nb.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    y = nb.ones(2, 2, 4, requires_grad=True)
+    keep = []  # (the rows stay on the tape while their outputs live)
+    rows = _rows(lambda: keep.append(x[1, :, 1:3]))
+    assert rows[-1][0] == "slice"  # (named by its last step); element (1, i, 1 + j)
+    assert rows[-1][1].offset == 12 + 1 and rows[-1][1].strides == (4, 1)
+    ((name, a),) = _rows(lambda: keep.append(nb.cat([x, y], 1)))
+    assert name == "cat" and (a.outer, a.total, a.nin, a.lengths) == (2, 20, 2, (12, 8))
+    ((name, a),) = _rows(lambda: keep.append(x.flip(2)))
+    assert name == "view_FlipBackward0" and (a.offset, a.nd) == (3, 3)
+    assert a.dims == (2, 3, 4, 12, 4, -1)  # the view's shape, then its strides
+    w = nb.ones(5, 4, requires_grad=True)
+    ((name, a),) = _rows(lambda: keep.append(nb.nn.functional.linear(x, w)))
+    assert name == "linear_nobias" and tuple(a) == (6, 4, 5, 0)
+    wt = w.detach().t()
+    ((name, a),) = _rows(lambda: keep.append(x @ wt))
+    assert name == "matmul_batched" and (a.B, a.m, a.k, a.n) == (1, 6, 4, 5)
+    ((name, a),) = _rows(lambda: keep.append(nb.nn.functional.leaky_relu(x, 0.25)))
+    assert name == "leaky_relu" and Row(TAPE.n - 1, name, 0, ()).float_attrs().p0 == 0.25
