@@ -27,10 +27,9 @@ side by side (`declare`):
   nbgrad ops, for `create_graph=True`, forward mode and batched gradients
   (`autograd/graph.py`).
 
-Elementwise ops are declared by `ops/elementwise.py` from scalar rules; their kernels and
-VJPs are generated (`backends/cpu/codegen.py`). Ops declared with `register` alone (einsum,
-the dtype and device moves; tests/test_optable.py lists them) keep their facets in the
-per-facet tables the sweep, the GPU sweep, replay and higher order also read.
+Elementwise ops are declared by `ops/elementwise.py` from scalar rules (`rule`); their
+kernels and VJPs are generated (`backends/cpu/codegen.py`; `vjp` is then the generated
+function's "@gen:" name), and their GPU launchers are `backends/cuda/ops.py`'s.
 """
 
 from collections import namedtuple
@@ -67,16 +66,6 @@ class OpDef:
 OPS = []  # indexed by code
 BY_NAME = {}
 CUSTOM = "custom"  # rows whose VJP is a Python autograd.Function: the sweep returns to Python
-
-
-def register(name, node, vjp=None, rule=None):
-    """Add an op; `vjp` is "module:function" (its wrapper imports it by name on first use)."""
-    if name in BY_NAME:
-        raise ValueError(f"op {name!r} registered twice")
-    op = OpDef(name, len(OPS), node, vjp, rule)
-    OPS.append(op)
-    BY_NAME[name] = op
-    return op
 
 
 _TAILED = set()  # schemas whose last name is a variable-length tail
@@ -116,10 +105,17 @@ def _ref(fn):
 
 def declare(
     name, node, *, a=None, f=None, vjp=None, replay=None, replay_when=None, eager=None,
-    eager_attrs=False, cuda_vjp=None, dvjp=None,
+    eager_attrs=False, cuda_vjp=None, dvjp=None, rule=None,
 ):  # fmt: skip
-    """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`."""
-    op = register(name, node, None if vjp is None else _ref(vjp))
+    """Declare an op with its facets (see the module docstring). `a`, `f`: `attrs(...)`;
+    `node`: the name of its PyTorch grad_fn (None: the op has no grad_fn of its own)."""
+    if name in BY_NAME:
+        raise ValueError(f"op {name!r} declared twice")
+    # the sweep's wrapper imports the VJP by name on first use
+    vjp = vjp if vjp is None or isinstance(vjp, str) else _ref(vjp)
+    op = OpDef(name, len(OPS), node, vjp, rule)
+    OPS.append(op)
+    BY_NAME[name] = op
     op.a, op.f = a if a is not None else attrs(), f if f is not None else attrs()
     op.pack, op.pack_f = _packer(op.a), _packer(op.f)
     op.replay = None if replay is None else _ref(replay)
@@ -128,4 +124,4 @@ def declare(
     return op
 
 
-register(CUSTOM, None)  # code 0
+declare(CUSTOM, None)  # code 0

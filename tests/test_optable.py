@@ -5,20 +5,20 @@ import numpy as np
 import pytest
 
 import nbgrad as nb
-from nbgrad._optable import OPS, attrs, declare
+from nbgrad._optable import BY_NAME, OPS, attrs, declare
 from nbgrad.autograd.derivatives import Row
 from nbgrad.tape import R_CODE, TAPE
 
-# ops whose rows are not yet read through a schema (einsum's two layouts, the dtype
-# move; the device moves, registered once the CUDA backend loads), besides the generated
-# elementwise ops (their one float attribute is the scalar operand): this list only shrinks
-NO_SCHEMA = {"custom", "einsum", "einsum_bmm", "to"}
-DEVICE_MOVES = {"to_cuda", "to_cpu"}
 
-
-def test_every_op_but_the_listed_ones_declares_its_attributes():
-    missing = {op.name for op in OPS if op.a is None and op.rule is None}
-    assert missing - DEVICE_MOVES == NO_SCHEMA
+def test_every_op_is_declared_with_named_attributes():
+    """One way to add an op (`declare`): every op, the generated elementwise ones and the
+    device moves included, has an attribute schema (empty where its rows hold none)."""
+    assert [op.name for op in OPS if op.a is None or op.f is None] == []
+    assert BY_NAME["mul_ts"].unpack_f([2.5]).c == 2.5  # a scalar operand, by name
+    # the device moves are declared whether or not the CUDA backend was loaded
+    assert all(BY_NAME[n].cuda_vjp is not None for n in ("to", "to_cuda", "to_cpu"))
+    with pytest.raises(ValueError, match="declared twice"):
+        declare("to", "ToCopyBackward0")
 
 
 def test_positions_and_a_tail():
@@ -85,3 +85,25 @@ def test_recorded_rows_decode_by_name():
     assert name == "matmul_batched" and (a.B, a.m, a.k, a.n) == (1, 6, 4, 5)
     ((name, a),) = _rows(lambda: keep.append(nb.nn.functional.leaky_relu(x, 0.25)))
     assert name == "leaky_relu" and Row(TAPE.n - 1, name, 0, ()).float_attrs().p0 == 0.25
+
+
+def test_einsum_rows_record_their_equation_and_layout():
+    from nbgrad.ops.einsum import equation
+
+    a = nb.arange(24.0).reshape(2, 3, 4).requires_grad_()
+    b = nb.ones(2, 4, 5, requires_grad=True)
+    keep = []
+    # a batched product whose output is permuted: (batch, m, n) letters laid out as "bki"
+    ((name, r),) = _rows(lambda: keep.append(nb.einsum("bij,bjk->bki", a, b)))
+    assert name == "einsum_bmm" and (r.nb, r.nm, r.nk, r.nn) == (2, 3, 4, 5)
+    assert equation(name, r) == "bij,bjk->bki"
+    # the output walked in (b, i, k) order: shape (2, 3, 5), strides in "bki" (2, 5, 3)
+    assert r.layout[:7] == (3, 2, 3, 5, 15, 1, 3)
+    # a trace times a vector: no BLAS layout (a repeated letter)
+    v = nb.ones(3, requires_grad=True)
+    sq = nb.ones(3, 3, requires_grad=True)
+    ((name, r),) = _rows(lambda: keep.append(nb.einsum("ii,j->j", sq, v)))
+    assert name == "einsum" and (r.nops, r.L) == (2, 2)
+    assert equation(name, r) == "ii,j->j"
+    L = r.L  # sizes (i, j), strides of the output, of sq (i on the diagonal: 3 + 1), of v
+    assert r.walk[: 4 * L] == (3, 3, 0, 1, 4, 0, 0, 1)

@@ -30,6 +30,7 @@ from ..backends.cpu.codegen import load_module
 from ..backends.cpu.dispatch import CTX_LEN, pack
 from ..backends.cpu.scalar import NAMES as SCALAR_NAMES
 from ..ops import elementwise as ew
+from ..ops.einsum import A_BMM
 from ..ops.indexing import A_PUT, A_TAKE
 from ..ops.losses import NONE, SUM
 from ..tape import (
@@ -159,8 +160,6 @@ def _by_address(row):
         a = row.attrs()
         if a.i_target < 0 or (a.has_w and a.i_weight < 0):
             return FALLBACK[name]
-    elif name == "einsum" and row.extra is None:
-        return "the equation was not found"
     elif name.startswith("loss_") and row.extra is None:
         a = row.attrs()
         if a.has_w or a.has_pw:
@@ -465,9 +464,9 @@ class _Gen:
             D = self.D(y)
             sub = {nm: f"s{s}" for nm, s in zip(names, r.ins)}
             if r.op.endswith("_ts"):
-                sub["b"] = f"{D}({r.fattrs[0]!r})"
+                sub["b"] = f"{D}({r.float_attrs().c!r})"
             elif r.op.endswith("_st"):
-                sub["a"] = f"{D}({r.fattrs[0]!r})"
+                sub["a"] = f"{D}({r.float_attrs().c!r})"
             if _trig(f):
                 trig.append(f"s{r.ins[0]}")
                 if fast:
@@ -731,7 +730,7 @@ class _Gen:
         if x not in self.needs:
             return
         D = self.D(y)
-        scale = r.fattrs[0]
+        scale = r.float_attrs().scale
         self.w(f"sv{k} = g{y}[0] * {D}({scale!r})")
         only = self.consumers.get(x) == [k] and x not in self.cot and x not in self.flagged
         if only and x in self.run_value:
@@ -954,9 +953,9 @@ class _Gen:
             D = self.D(y)
             sub = {nm: f"s{s}" for nm, s in zip(names, r.ins)}
             if r.op.endswith("_ts"):
-                sub["b"] = f"{D}({r.fattrs[0]!r})"
+                sub["b"] = f"{D}({r.float_attrs().c!r})"
             elif r.op.endswith("_st"):
-                sub["a"] = f"{D}({r.fattrs[0]!r})"
+                sub["a"] = f"{D}({r.float_attrs().c!r})"
             sub["y"] = f"s{y}"
             sub["g"] = f"c{y}"
             for nm, u in zip(names, r.ins):
@@ -1068,12 +1067,12 @@ def _by_address_arrays(tr, rows, R, I):
         elif r.op.startswith("loss_") and r.extra is not None:
             at = [base + a for a, _ in r.extra.srcs]
             patches.append((at, r.extra, [None] * len(at)))
-        elif r.op == "einsum_bmm":
-            nb, nm, nk, nn = r.iattrs[1:5]
-            for a, size in ((5, nb * nm * nk), (6, nb * nk * nn)):
+        elif r.op == "einsum_bmm":  # the operands gathered to (batch, m, k), (batch, k, n)
+            a = r.attrs()
+            for at, size in ((A_BMM.a_at, a.nb * a.nm * a.nk), (A_BMM.b_at, a.nb * a.nk * a.nn)):
                 buf = np.empty(size, _D[r.dt][3:])
                 keep.append(buf)
-                I[base + a] = buf.ctypes.data if size else 0
+                I[base + at] = buf.ctypes.data if size else 0
     return patches, keep
 
 

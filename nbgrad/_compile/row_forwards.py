@@ -5,8 +5,7 @@ program's rows, with slots renumbered): its forward here, its backward the op's 
 kernel, both called through C pointers. Two kinds of forward:
 
 * compiled (`FWD`, `compiled_forward`): the `replay` an op declares with its other facets
-  (`_optable.py`; for some rows only, `replay_when`); for older op families, defined
-  here: dtype casts and einsum's batched product;
+  (`_optable.py`; for some rows only, `replay_when`);
 * `eager_row` (Python, called back from the program): the eager op itself (its public
   function, under `no_grad`), for ops whose forward is NumPy code (reductions over dims,
   losses): the same code, hence the same bits. An op declares it as `eager`.
@@ -16,78 +15,11 @@ import ctypes
 import weakref
 
 import numpy as np
-from numba import njit
 
 from .._optable import BY_NAME, OPS
-from ..backends.cpu.blas import matmul_into
-from ..backends.cpu.memory import v32, v64, view_as
-from ..backends.cpu.rowio import iattr, in_slot, out_slot, step, value
-from ..ops.einsum import _strided_copy, blas_layout
-from ..tape import R_IPOS, R_NIN, R_NOUT, S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
-
-_opts = {"cache": True, "error_model": "numpy"}
-
-
-@njit(**_opts)
-def fwd_to(T, k, V):
-    """A float dtype cast (NumPy's astype: round to nearest)."""
-    S = T[3]
-    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
-    y = value(T, s_y, V)
-    n = S[s_x, S_NUMEL]
-    if S[s_x, S_DT] == 0:
-        x32 = v32(S[s_x, S_ADDR], n)
-        for i in range(n):
-            y[i] = x32[i]
-    else:
-        x64 = v64(S[s_x, S_ADDR], n)
-        for i in range(n):
-            y[i] = x64[i]
-
-
-@njit(**_opts)
-def fwd_einsum_bmm(T, k, V):
-    """`einsum._einsum2`'s BLAS branch: A and B gathered to (batch, m, k) and (batch, k, n)
-    (the arrays the VJP reads by attrs 5 and 6: buffers of the program's tape, or the
-    operand itself when already so laid out), one batched GEMM, the result scattered to
-    the output's letter order."""
-    I, S = T[1], T[3]
-    R = T[0]
-    base = R[k, R_IPOS] + R[k, R_NOUT] + R[k, R_NIN]
-    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
-    gshp, gst, ashp, ast, bshp, bst, g_id, a_id, b_id = blas_layout(T, k)
-    _operand(T, I, S, base + 5, s_a, a_id, ashp, ast, nb * nm * nk, V)
-    _operand(T, I, S, base + 6, s_b, b_id, bshp, bst, nb * nk * nn, V)
-    y = value(T, s_y, V)
-    yc = y if g_id else np.empty(nb * nm * nn, y.dtype)
-    if nk == 0:
-        yc[:] = 0
-    elif yc.size:
-        ac = view_as(I[base + 5], nb * nm * nk, V)
-        bc = view_as(I[base + 6], nb * nk * nn, V)
-        matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
-    if not g_id:  # y[idx . gst] = yc[i], walking the (batch, m, n) letters
-        idx = np.zeros(gshp.size, np.int64)
-        offs = np.zeros(2, np.int64)
-        for i in range(yc.size):
-            y[offs[0]] = yc[i]
-            step(idx, gshp, offs, gst, gst)
-
-
-@njit(**_opts)
-def _operand(T, I, S, at, s, ident, shp, st, size, V):
-    """An einsum operand as the VJP reads it (by the address at I[at]): the operand
-    itself, or its gather into the buffer there."""
-    if ident:
-        I[at] = S[s, S_ADDR]
-    elif size:
-        _strided_copy(value(T, s, V), shp, st, view_as(I[at], size, V))
-
+from ..tape import S_ADDR, S_DT, S_NDIM, S_NUMEL, S_PROD, S_SHAPE
 
 FWD = {o.name: o.replay for o in OPS if o.replay and not o.replay_when}  # declared
-FWD["to"] = "fwd_to"
-FWD["einsum_bmm"] = "fwd_einsum_bmm"
 
 
 def compiled_forward(name, iattrs, in_shape):
@@ -117,26 +49,13 @@ def _shape(S, s):
     return tuple(S[s, S_SHAPE : S_SHAPE + S[s, S_NDIM]].tolist())
 
 
-def _call(name, xs, S, ins, ia, fa, extra=None):
-    """The eager op a row records, called on tensors `xs` (shaped as the row's inputs);
-    `extra`: the row's Row.extra (an einsum's equation)."""
-    import nbgrad as nb
-    from nbgrad.tensor import Tensor
-
+def _call(name, xs, ia, fa):
+    """The eager op a row records, called on tensors `xs` (shaped as the row's inputs)."""
     op = BY_NAME[name]
-    if op.eager is not None:  # declared with the op
-        return op.eager(xs, op.unpack(ia), op.unpack_f(fa))
-    x = xs[0]
-    if name == "einsum":  # `einsum._einsum2`'s generic branch: NumPy's einsum
-        r = np.einsum(extra, *[t._data for t in xs], optimize=len(xs) > 1)
-        return Tensor._make(np.asarray(r, x._data.dtype), -1, False)
-    if name in ("linear", "linear_nobias"):
-        return nb.nn.functional.linear(*xs)
-    raise AssertionError(name)  # EAGER lists exactly the names handled here
+    return op.eager(xs, op.unpack(ia), op.unpack_f(fa))
 
 
 EAGER = tuple(o.name for o in OPS if o.eager)  # declared with the op
-EAGER += ("linear", "linear_nobias", "einsum")
 # rows whose int attrs hold addresses of arrays the forward makes (read by the VJP): the
 # row the eager op records is read back, its attrs copied into the program's row
 PATCHED = tuple(o.name for o in OPS if o.eager_attrs)  # declared with the op
@@ -151,7 +70,7 @@ def _array(S, s):
     return np.frombuffer(buf, dt).reshape(_shape(S, s))
 
 
-def eager_row(R, I, F, S, k, key, extra=None):
+def eager_row(R, I, F, S, k, key):
     """Row k's forward by the eager op: its inputs' values read, its output written, by
     the addresses in the slot table."""
     import nbgrad as nb
@@ -165,7 +84,7 @@ def eager_row(R, I, F, S, k, key, extra=None):
     ts = [Tensor._make(a, -1, patch) for a in xs]
     if patch:
         with nb.enable_grad():
-            out = _call(name, ts, S, ins, ia, fa, extra)
+            out = _call(name, ts, ia, fa)
         kr = int(TAPE.S[out._slot, S_PROD])  # its row on the real tape
         q = int(TAPE.R[kr, R_IPOS]) + int(TAPE.R[kr, R_NOUT]) + int(TAPE.R[kr, R_NIN])
         p = int(R[k, R_IPOS]) + int(R[k, R_NOUT]) + int(R[k, R_NIN])
@@ -173,7 +92,7 @@ def eager_row(R, I, F, S, k, key, extra=None):
         _KEEP[key] = out
     else:
         with nb.no_grad():
-            out = _call(name, ts, S, ins, ia, fa, extra)
+            out = _call(name, ts, ia, fa)
     y[:] = out._data.reshape(-1)
 
 
@@ -191,7 +110,7 @@ def _callback(k, ctx):
     try:
         t = _TAPES[ctx]
         R, I, F, S = t.T[:4]
-        eager_row(R, I, F, S, k, (ctx, k), t.extra.get(k))
+        eager_row(R, I, F, S, k, (ctx, k))
     except BaseException as e:  # noqa: BLE001 (re-raised by the caller after the program)
         ERRORS.append(e)
 
@@ -201,8 +120,8 @@ _CB_ADDR = ctypes.cast(_CB, ctypes.c_void_p).value
 
 
 def _wrapper_source(fn, dt):
-    """The wrapper of forward `fn`: a name here, or "module:function" (an op's replay)."""
-    mod, fn = fn.split(":") if ":" in fn else ("nbgrad._compile.row_forwards", fn)
+    """The wrapper of forward `fn`, "module:function" (an op's replay)."""
+    mod, fn = fn.split(":")
     tok = "np.float32(0)" if dt == 0 else "np.float64(0)"
     return f'''"""Generated by nbgrad._compile.row_forwards. Do not edit."""
 import numpy as np

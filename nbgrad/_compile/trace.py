@@ -103,8 +103,8 @@ class Row:
     def __init__(self, op, dt, outs, ins, iattrs, fattrs, extra=None):
         self.op, self.dt, self.outs, self.ins = op, dt, outs, ins
         self.iattrs, self.fattrs = iattrs, fattrs
-        # what a replay needs beyond the row: an einsum's equation, or how to remake the
-        # arrays a row reads by address (an IndexCall, a LossWeights)
+        # what a replay needs beyond the row: how to remake the arrays a row reads by
+        # address (an IndexCall, a LossWeights)
         self.extra = extra
 
     def attrs(self):
@@ -385,10 +385,6 @@ class _Hooks:
         for o, s in zip(outputs, seeds):
             if o._data.size != 1 or s.size != 1 or s[0] != 1:
                 self.reject("gradients seeded with grad_outputs (only scalar losses)")
-        for k in range(self.start, TAPE.n):  # what the sweep frees and the trace reads
-            eq = _equation(TAPE, k)
-            if eq is not None:
-                self.tr.extra[k - self.start] = eq
         self.inside += 1
         n0 = TAPE.n
         try:
@@ -421,13 +417,6 @@ class _StepAction:
 
     def __call__(self, ts):
         self.step(self.optimizer)
-
-
-def _equation(T, k):
-    """An einsum row's equation (normalised), saved with what its VJP reads."""
-    if OPS[int(T.R[k, R_CODE])].name == "einsum" and T.saved[k] is not None:
-        return T.saved[k][-1]
-    return None
 
 
 def _grad_none(t, tr):
@@ -537,8 +526,6 @@ def _read_rows(tr, start, used, hooks):
         if R[k, R_DT] >= CUDA_ROW_DT:  # a CUDA tensor took part (an argument, a parameter)
             raise Untraceable(f"op {op!r}: {CUDA_REASON}")
         extra = tr.extra.get(k - start)
-        if op == "einsum":  # its equation (normalised), kept with what its VJP reads
-            extra = _equation(T, k) if extra is None else extra
         row = Row(
             op,
             int(R[k, R_DT]),

@@ -21,7 +21,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._dtype import scalar_name as _scalar_name
-from .._optable import register
+from .._optable import attrs, declare
 from ..backends.cpu.blas import gemm, matmul_into
 from ..backends.cpu.memory import view_as
 from ..backends.cpu.rowio import (
@@ -33,16 +33,22 @@ from ..backends.cpu.rowio import (
     iattrs,
     in_slot,
     out_slot,
+    step,
     value,
     wants,
 )
+from ..tape import S_ADDR
 from ..tensor import Tensor
 from .linalg import vjp_const
 from .recording import emit
 
-_V = "nbgrad.ops.einsum:"
-_GEN = register("einsum", "EinsumBackward0", _V + "vjp_einsum")
-_BLAS = register("einsum_bmm", "BmmBackward0", _V + "vjp_einsum")
+# A generic row: `nops` operands (1 or 2) over `L` letters; `walk` holds the letters'
+# sizes, then their element strides in the output, operand 0 and operand 1 (L each), then
+# the normalised equation's characters (`equation`).
+A_GEN = attrs("nops", "L", "*walk")
+# A BLAS row: batched (nb, nm, nk) @ (nb, nk, nn); `a_at`, `b_at` address A and B gathered
+# to that layout; `layout` is read by `blas_layout` and is followed by the equation.
+A_BMM = attrs("nb", "nm", "nk", "nn", "a_at", "b_at", "*layout")
 
 
 @njit(inline="always")
@@ -90,10 +96,9 @@ def _strided_add(dst, shp, st, src, init):
 
 @njit(cache=True, error_model="numpy", inline="always")
 def blas_layout(T, k):
-    """A BLAS row's layout attrs (after nb, m, k, n and A/B's addresses, attrs 1-6): the
-    output's, A's and B's (shape, strides) and whether each is already (batch, ...) laid
-    out (then it is its gathered array itself)."""
-    p = 7
+    """A BLAS row's `layout`: the output's, A's and B's (shape, strides) and whether each
+    is already (batch, ...) laid out (then it is its gathered array itself)."""
+    p = A_BMM.layout
     ndg = iattr(T, k, p)
     gshp, gst = iattrs(T, k, p + 1, ndg), iattrs(T, k, p + 1 + ndg, ndg)
     p += 1 + 2 * ndg
@@ -106,12 +111,18 @@ def blas_layout(T, k):
     return gshp, gst, ashp, ast, bshp, bst, iattr(T, k, p), iattr(T, k, p + 1), iattr(T, k, p + 2)
 
 
+@njit(inline="always")
+def _blas_sizes(T, k):
+    a = A_BMM
+    return iattr(T, k, a.nb), iattr(T, k, a.nm), iattr(T, k, a.nk), iattr(T, k, a.nn)
+
+
 @njit(cache=True, error_model="numpy")
-def _vjp_blas(T, k, V):
+def vjp_bmm(T, k, V):
     s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
-    nb, nm, nk, nn = iattr(T, k, 1), iattr(T, k, 2), iattr(T, k, 3), iattr(T, k, 4)
-    ac = view_as(iattr(T, k, 5), nb * nm * nk, V).reshape((nb, nm, nk))
-    bc = view_as(iattr(T, k, 6), nb * nk * nn, V).reshape((nb, nk, nn))
+    nb, nm, nk, nn = _blas_sizes(T, k)
+    ac = view_as(iattr(T, k, A_BMM.a_at), nb * nm * nk, V).reshape((nb, nm, nk))
+    bc = view_as(iattr(T, k, A_BMM.b_at), nb * nk * nn, V).reshape((nb, nk, nn))
     gshp, gst, ashp, ast, bshp, bst, g_id, a_id, b_id = blas_layout(T, k)
     if bcast(T, s_y) and a_id and b_id:
         vjp_const(T, s_a, s_b, V, bval(T, s_y, V), ac, bc)
@@ -142,13 +153,13 @@ def _vjp_blas(T, k, V):
 
 
 @njit(cache=True, error_model="numpy")
-def _vjp_generic(T, k, V):
+def vjp_einsum(T, k, V):
     s_y = out_slot(T, k, 0)
-    nops, L = iattr(T, k, 1), iattr(T, k, 2)
-    shp = iattrs(T, k, 3, L)
-    sy = iattrs(T, k, 3 + L, L)
-    s0 = iattrs(T, k, 3 + 2 * L, L)
-    s1 = iattrs(T, k, 3 + 3 * L, L)
+    nops, L, w = iattr(T, k, A_GEN.nops), iattr(T, k, A_GEN.L), A_GEN.walk
+    shp = iattrs(T, k, w, L)
+    sy = iattrs(T, k, w + L, L)
+    s0 = iattrs(T, k, w + 2 * L, L)
+    s1 = iattrs(T, k, w + 3 * L, L)
     g = cot(T, s_y, V)
     total = 1
     for d in range(L):
@@ -187,11 +198,64 @@ def _vjp_generic(T, k, V):
 
 
 @njit(cache=True, error_model="numpy")
-def vjp_einsum(T, k, V):
-    if iattr(T, k, 0) == 1:
-        _vjp_blas(T, k, V)
+def replay_bmm(T, k, V):
+    """The BLAS row's forward, as `_einsum2` runs it: A and B gathered to (batch, m, k)
+    and (batch, k, n) (into the buffers at `a_at`, `b_at`, which the VJP reads; the
+    operand itself when already so laid out), one batched GEMM, the result scattered to
+    the output's letter order."""
+    s_y, s_a, s_b = out_slot(T, k, 0), in_slot(T, k, 0), in_slot(T, k, 1)
+    nb, nm, nk, nn = _blas_sizes(T, k)
+    gshp, gst, ashp, ast, bshp, bst, g_id, a_id, b_id = blas_layout(T, k)
+    _gather(T, k, A_BMM.a_at, s_a, a_id, ashp, ast, nb * nm * nk, V)
+    _gather(T, k, A_BMM.b_at, s_b, b_id, bshp, bst, nb * nk * nn, V)
+    y = value(T, s_y, V)
+    yc = y if g_id else np.empty(nb * nm * nn, y.dtype)
+    if nk == 0:
+        yc[:] = 0
+    elif yc.size:
+        ac = view_as(iattr(T, k, A_BMM.a_at), nb * nm * nk, V)
+        bc = view_as(iattr(T, k, A_BMM.b_at), nb * nk * nn, V)
+        matmul_into(ac, bc, yc, nb, nm, nk, nn, True, True)
+    if not g_id:  # y[idx . gst] = yc[i], walking the (batch, m, n) letters
+        idx = np.zeros(gshp.size, np.int64)
+        offs = np.zeros(2, np.int64)
+        for i in range(yc.size):
+            y[offs[0]] = yc[i]
+            step(idx, gshp, offs, gst, gst)
+
+
+@njit(cache=True, error_model="numpy")
+def _gather(T, k, at, s, ident, shp, st, size, V):
+    """An operand as the VJP reads it (by the address in attr `at`): the operand itself,
+    or its gather into the buffer there."""
+    if ident:
+        iattrs(T, k, at, 1)[0] = T[3][s, S_ADDR]  # (a view: the row's attr is written)
+    elif size:
+        _strided_copy(value(T, s, V), shp, st, view_as(iattr(T, k, at), size, V))
+
+
+def equation(name, a):
+    """The normalised equation an einsum row records (`a`: its attrs by name), after its
+    walk (a generic row) or its layout (a BLAS row)."""
+    if name == "einsum":
+        t = a.walk[4 * a.L :]
     else:
-        _vjp_generic(T, k, V)
+        t, p = a.layout, 0
+        for _ in range(3):  # the output's, A's and B's (nd, shape, strides)
+            p += 1 + 2 * t[p]
+        t = t[p + 3 :]  # after the three layout flags
+    return "".join(map(chr, t))
+
+
+def _eager(xs, a, f):
+    """A generic row's forward, as `_einsum2` runs it: NumPy's einsum."""
+    r = np.einsum(equation("einsum", a), *[t._data for t in xs], optimize=len(xs) > 1)
+    return Tensor._make(contig(np.asarray(r, xs[0]._data.dtype)), -1, False)
+
+
+# the differentiable VJP of both: autograd/derivatives/shape.py
+GEN = declare("einsum", "EinsumBackward0", a=A_GEN, vjp=vjp_einsum, eager=_eager)
+BMM = declare("einsum_bmm", "BmmBackward0", a=A_BMM, vjp=vjp_bmm, replay=replay_bmm)
 
 
 # -- parsing ---------------------------------------------------------------------------
@@ -374,11 +438,11 @@ def _einsum2(ts, ops, out, size):
         res = contig(np.asarray(r, arrays[0].dtype)).reshape(out_shape)
         letters = list(dict.fromkeys("".join(ops) + out))
         L = len(letters)
-        attrs = [0, len(ts), L] + [size[c] for c in letters]
-        attrs += _letter_strides(out, out_shape, letters)
-        attrs += _letter_strides(ops[0], arrays[0].shape, letters)
-        attrs += _letter_strides(ops[1], arrays[1].shape, letters) if len(ts) > 1 else [0] * L
-        return emit(_GEN, res, tuple(ts), iattrs=tuple(attrs), saved=(*arrays, eq))
+        walk = [size[c] for c in letters] + _letter_strides(out, out_shape, letters)
+        walk += _letter_strides(ops[0], arrays[0].shape, letters)
+        walk += _letter_strides(ops[1], arrays[1].shape, letters) if len(ts) > 1 else [0] * L
+        ia = GEN.pack(nops=len(ts), L=L, walk=walk + [ord(c) for c in eq])
+        return emit(GEN, res, tuple(ts), iattrs=ia, saved=tuple(arrays))
     a, b = arrays
 
     def prod(cs):
@@ -412,21 +476,12 @@ def _einsum2(ts, ops, out, size):
         int(list(A) == batch + m + kk),
         int(list(B) == batch + kk + n),
     ]
-    attrs = (
-        [
-            1,
-            nb,
-            nm,
-            nk,
-            nn,
-            ac.__array_interface__["data"][0] if ac.size else 0,
-            bc.__array_interface__["data"][0] if bc.size else 0,
-        ]
-        + ga
-        + aa
-        + bb
-        + ident
-    )
-    # a, b and the equation too, for the differentiable VJP (autograd/derivatives): it needs
-    # the operands on their slots (ac, bc themselves unless those are permuted copies)
-    return emit(_BLAS, res, tuple(ts), iattrs=tuple(attrs), saved=(ac, bc, a, b, eq))
+    ia = BMM.pack(
+        nb=nb, nm=nm, nk=nk, nn=nn,
+        a_at=ac.__array_interface__["data"][0] if ac.size else 0,
+        b_at=bc.__array_interface__["data"][0] if bc.size else 0,
+        layout=ga + aa + bb + ident + [ord(c) for c in eq],
+    )  # fmt: skip
+    # a and b too: the operands on their slots (ac, bc themselves unless those are
+    # permuted copies), whose in-place changes the version check reports
+    return emit(BMM, res, tuple(ts), iattrs=ia, saved=(ac, bc, a, b))

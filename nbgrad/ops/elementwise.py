@@ -10,6 +10,7 @@ Binary ops also get scalar variants (`x * 2.0`, `2.0 - x`) in which the Python n
 a row attr, not a tensor: `_ts` (tensor, scalar) and `_st` (scalar, tensor).
 """
 
+from .._optable import attrs, declare
 from ..backends import rules
 from ..backends.rules import subst, uses  # noqa: F401 (the rules' language)
 
@@ -96,14 +97,18 @@ def binary_saves(name, variant):
     return rules.binary_saves(da, db, variant)
 
 
-def _register():
-    from .._optable import register
+# A scalar operand (`x * 2.0`: mul_ts; `2.0 / x`: div_st) is the row's one float
+# attribute, which the generated VJPs read as float attr 0.
+SCALAR = attrs("c")
 
+
+def _declare():
     for name, (node, _, _) in UNARY.items():
-        register(name, node, f"@gen:vjp_{name}", rule="unary")
+        declare(name, node, vjp=f"@gen:vjp_{name}", rule="unary")
     for name, (nodes, _, _, _) in BINARY.items():
         for variant, node in zip(("", "_ts", "_st"), nodes):
-            register(name + variant, node, f"@gen:vjp_{name}{variant}", rule="binary" + variant)
+            f, vjp = SCALAR if variant else None, f"@gen:vjp_{name}{variant}"
+            declare(name + variant, node, f=f, vjp=vjp, rule="binary" + variant)
 
 
-_register()
+_declare()

@@ -40,8 +40,9 @@ def vjp_linear(T, k, V):
 
 
 # replay: a compiled program's own kernels (`_compile/program.py`) or the eager op
-_ADDMM = declare("linear", "AddmmBackward0", a=A, vjp=vjp_linear)
-_MM = declare("linear_nobias", "MmBackward0", a=A, vjp=vjp_linear)
+_FACETS = dict(a=A, vjp=vjp_linear, eager=lambda xs, a, f: linear(*xs))
+_ADDMM = declare("linear", "AddmmBackward0", **_FACETS)
+_MM = declare("linear_nobias", "MmBackward0", **_FACETS)
 
 
 def linear(input, weight, bias=None):  # noqa: A002

@@ -14,13 +14,13 @@ from nbgrad._array import contig
 
 from .. import _dtype
 from .._mt import CRITICAL, MT
-from .._optable import BY_NAME, register
+from .._optable import BY_NAME, declare
 from ..autograd.grad_mode import STATE
 from ..backends.cpu import codegen
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.memory import v32, v64
-from ..backends.cpu.rowio import cot, first, in_slot, out_slot, wants
-from ..tape import S_DT, SAVES_LIVE, SAVES_NONE, TAPE
+from ..backends.cpu.rowio import cot, first, in_slot, out_slot, value, wants
+from ..tape import S_ADDR, S_DT, S_NUMEL, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import TENSOR_TYPES, Tensor
 from . import elementwise as ew
 from .recording import emit
@@ -244,9 +244,6 @@ def logical(name, a, b):
 
 
 # -- dtype conversion (differentiable between float dtypes) -----------------------------
-_TO = register("to", "ToCopyBackward0", "nbgrad.ops.pointwise:vjp_to")
-
-
 @njit(cache=True, error_model="numpy")
 def _store(gx, g, init):
     if init:
@@ -268,6 +265,56 @@ def vjp_to(T, k, V):
         _store(v32(T[4][s_x], g.size), g, first(T, s_x))
     else:
         _store(v64(T[4][s_x], g.size), g, first(T, s_x))
+
+
+@njit(cache=True, error_model="numpy")
+def replay_to(T, k, V):
+    """A float dtype cast (NumPy's astype: round to nearest)."""
+    S = T[3]
+    s_y, s_x = out_slot(T, k, 0), in_slot(T, k, 0)
+    y = value(T, s_y, V)
+    n = S[s_x, S_NUMEL]
+    if S[s_x, S_DT] == 0:
+        x32 = v32(S[s_x, S_ADDR], n)
+        for i in range(n):
+            y[i] = x32[i]
+    else:
+        x64 = v64(S[s_x, S_ADDR], n)
+        for i in range(n):
+            y[i] = x64[i]
+
+
+def _dvjp_to(row, g):
+    return (g.to(row.dtype(row.ins[0])),)
+
+
+def _dvjp_move(row, g):
+    """The cotangent goes back to the input's device (and dtype: `.to("cuda", float32)`
+    casts in the same row), as a recorded move, so it differentiates again."""
+    gx = g.cpu() if row.name == "to_cuda" else g.cuda()
+    dt = row.dtype(row.ins[0])
+    return (gx if gx.dtype is dt else gx.to(dt),)
+
+
+def _cuda_launcher(name):
+    """The GPU sweep's launcher `name` in backends/cuda/ops.py (imported on first use)."""
+
+    def launch(G, k):
+        from ..backends.cuda import ops
+
+        getattr(ops, name)(G, k)
+
+    return launch
+
+
+# No attributes: the dtypes and devices are the slots'. `to_cuda`, `to_cpu` are recorded by
+# backends/cuda/ops.py (`Tensor.to`/`cuda`/`cpu` between devices).
+_TO = declare(
+    "to", "ToCopyBackward0", vjp=vjp_to, replay=replay_to, cuda_vjp=_cuda_launcher("vjp_cast"),
+    dvjp=_dvjp_to,
+)  # fmt: skip
+for _name in ("to_cuda", "to_cpu"):
+    declare(_name, "ToCopyBackward0", cuda_vjp=_cuda_launcher("vjp_" + _name), dvjp=_dvjp_move)
 
 
 def cast(t, dt):

@@ -16,7 +16,7 @@ ops whose own VJPs are here, so the set is closed under differentiation.
 import numpy as np
 
 from ... import functions as F
-from ...ops.einsum import einsum
+from ...ops.einsum import einsum, equation
 from . import defvjp, host
 from .tensorops import gather, scatter, strided_positions
 
@@ -113,11 +113,11 @@ def _view(row, g):
 # -- einsum ---------------------------------------------------------------------------
 @defvjp("einsum", "einsum_bmm")
 def _einsum(row, g):
-    """gX_j = einsum(g, X_k) onto X_j's subscripts (the equation is saved with the row).
+    """gX_j = einsum(g, X_k) onto X_j's subscripts (the row records the equation).
 
     Letters only X_j has get g's contraction broadcast along them; a letter repeated in
     X_j (a diagonal) takes the result onto the diagonal, zeros elsewhere."""
-    eq = row.saved[-1]
+    eq = equation(row.name, row.attrs())
     subs, so = eq.split("->")
     subs = subs.split(",")
     size = {}

@@ -163,17 +163,3 @@ def _linear(row, g):
     if len(row.ins) > 2 and row.wants(2):
         gb = g2.sum(dim=row.nb).reshape(row.bshape + row.shape(row.ins[2]))
     return (gx, gw) if len(row.ins) == 2 else (gx, gw, gb)
-
-
-@defvjp("to")
-def _to(row, g):
-    return (g.to(row.dtype(row.ins[0])),)
-
-
-@defvjp("to_cuda", "to_cpu")
-def _device_move(row, g):
-    """The cotangent goes back to the input's device (and dtype: `.to("cuda", float32)`
-    casts in the same row), as a recorded move, so it differentiates again."""
-    gx = g.cpu() if row.name == "to_cuda" else g.cuda()
-    dt = row.dtype(row.ins[0])
-    return (gx if gx.dtype is dt else gx.to(dt),)

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ... import _dtype
-from ..._optable import BY_NAME, register
+from ..._optable import BY_NAME
 from ...ops import elementwise as ew
 from ...ops.pointwise import _strides, broadcast_shapes, is_scalar
 from ...tensor import Tensor, _wrap_dim
@@ -24,8 +24,8 @@ from .launch import MAX_GRID_X, grid, launch, launch_grid
 from .record import needs_record, record
 
 VJP = {}  # op code -> launcher(G, k)
-TO_CUDA = register("to_cuda", "ToCopyBackward0")
-TO_CPU = register("to_cpu", "ToCopyBackward0")
+# the dtype and device moves are declared with `to` (ops/pointwise.py); their launchers here
+TO_CUDA, TO_CPU, _TO = BY_NAME["to_cuda"], BY_NAME["to_cpu"], BY_NAME["to"]
 
 
 def _ew_kernels():
@@ -96,7 +96,7 @@ def to_cpu(t, dt=None):
     return out if dt is None or dt is out.dtype else out.to(dt)
 
 
-def _vjp_to_cuda(G, k):
+def vjp_to_cuda(G, k):
     sx = G.inp(k, 0)
     if G.wants(sx):
         gx, acc = G.take(sx)  # host buffer
@@ -107,17 +107,12 @@ def _vjp_to_cuda(G, k):
             gx[:] = g
 
 
-def _vjp_to_cpu(G, k):
+def vjp_to_cpu(G, k):
     sx = G.inp(k, 0)
     if G.wants(sx):
         gx, acc = G.take(sx)  # device buffer
         g = rt.cuda().to_device(np.ascontiguousarray(G.cot(G.out(k, 0))))
         launch(_kernels().store, gx.size, gx, g, acc)
-
-
-VJP[TO_CUDA.code] = _vjp_to_cuda
-VJP[TO_CPU.code] = _vjp_to_cpu
-_TO = BY_NAME["to"]
 
 
 def cast(t, dt):
@@ -129,14 +124,11 @@ def cast(t, dt):
     return wrap(out, (t,) if both else (), _TO)
 
 
-def _vjp_cast(G, k):
+def vjp_cast(G, k):
     sx = G.inp(k, 0)
     if G.wants(sx):
         gx, acc = G.take(sx)
         launch(_kernels().store, gx.size, gx, G.cot(G.out(k, 0)), acc)
-
-
-VJP[_TO.code] = _vjp_cast
 
 
 def clone(x):
