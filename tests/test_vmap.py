@@ -400,3 +400,32 @@ def test_module_functions_read_by_hot_code_are_the_wrappers_inside_vmap():
         np.testing.assert_allclose(nb.func.vmap(f)(x).numpy(), want, rtol=1e-12)
     assert all(a is b for a, b in zip((nb.sin, F.relu, nbgrad.special.expit), before))
     assert type(nb) is types.ModuleType and type(F) is types.ModuleType
+
+
+def test_a_module_first_loaded_inside_a_call_leaves_nothing_installed(monkeypatch):
+    """nbgrad.special, a lazily loaded module, first used inside a vmap call (with a nested
+    call): its functions are batched there, and leaving the calls gives every module its
+    own functions and class back (a second set of wrappers, made while the first was in
+    place, once left nbgrad's functions batched for good)."""
+    import sys
+    import types
+
+    from nbgrad.func import batching
+
+    monkeypatch.setattr(batching, "_PLAN", [])  # as in a fresh process
+    monkeypatch.delitem(sys.modules, "nbgrad.special", raising=False)
+    monkeypatch.delitem(vars(nb), "special", raising=False)
+    x = nb.tensor([[0.5, -1.0], [2.0, 0.0]])
+
+    def f(r):
+        e = nb.special.expit(r)  # loads nbgrad.special inside the call
+        return nb.func.vmap(lambda s: s * 2)(e).sum()
+
+    got = nb.func.vmap(f)(x)
+    np.testing.assert_allclose(got.numpy(), 2 * (1 / (1 + np.exp(-x.numpy()))).sum(1), rtol=1e-6)
+    # a later call installs the set made inside the first one, and must take it off again
+    np.testing.assert_allclose(nb.func.vmap(lambda r: r.sin())(x).numpy(), np.sin(x.numpy()))
+    assert type(nb) is types.ModuleType
+    assert nb.randn is vars(nb)["randn"] and nb.randn(2).shape == (2,)  # not batched
+    y = nb.ones(3)
+    assert nb.sin(y).tolist() == pytest.approx([np.sin(1.0)] * 3)

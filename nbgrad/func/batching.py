@@ -18,7 +18,6 @@ those same wrappers, so an outer level's batched value dispatches again.
 
 import inspect
 import string
-import sys
 import warnings
 
 from ..tensor import Tensor
@@ -899,12 +898,9 @@ def _scan_targets():
 
     import nbgrad
     import nbgrad.nn.functional as F
+    import nbgrad.special as special  # (loaded here: a call that loads it must find it batched)
 
-    mods = [nbgrad, F]
-    special = getattr(nbgrad, "special", None)
-    if special is not None:
-        mods.append(special)
-    for m in mods:
+    for m in (nbgrad, F, special):
         for name, f in list(vars(m).items()):
             if name.startswith("_") or name in _SKIP:
                 continue
@@ -925,19 +921,6 @@ _PLAIN_METHODS = (
     "le gt ge copy_ add_ sub_ mul_ div_ pow_ clamp clip clamp_ clip_ index_add_ "
     "scatter_add_ index_put_"
 ).split()
-
-
-_TARGETS: dict = {}  # whether nbgrad.special is loaded -> the list _scan_targets gives
-
-
-def _targets():
-    import sys
-
-    key = "nbgrad.special" in sys.modules
-    got = _TARGETS.get(key)
-    if got is None:
-        got = _TARGETS[key] = list(_scan_targets())
-    return got
 
 
 def _make_wrapper(owner, name, f):
@@ -962,23 +945,22 @@ def _make_wrapper(owner, name, f):
     return w
 
 
-# whether nbgrad.special is loaded -> ([(owner, {name: wrapper}, {name: original})], {id of
-# an original: its wrapper}, [`_patch`'s triple per module])
-_PLAN: dict = {}
+# ([(owner, {name: wrapper}, {name: original})], {id of an original: its wrapper},
+# [`_patch`'s triple per module]), made once: outside any vmap call (`install`), so it
+# holds the modules' own functions and classes
+_PLAN: list = []
 
 
 def _plan():
-    key = "nbgrad.special" in sys.modules
-    plan = _PLAN.get(key)
-    if plan is None:
+    if not _PLAN:
         by_owner = {}
-        for owner, name, f in _targets():
+        for owner, name, f in _scan_targets():
             w, o = by_owner.setdefault(owner, ({}, {}))
             w[name], o[name] = _make_wrapper(owner, name, f), f
         ids = {id(f): w[n] for w, o in by_owner.values() for n, f in o.items()}
         mods = [_patch(m, w, o) for m, (w, o) in by_owner.items() if not isinstance(m, type)]
-        plan = _PLAN[key] = ([(owner, w, o) for owner, (w, o) in by_owner.items()], ids, mods)
-    return plan
+        _PLAN.append(([(owner, w, o) for owner, (w, o) in by_owner.items()], ids, mods))
+    return _PLAN[0]
 
 
 class _Entry:
