@@ -253,9 +253,48 @@ def _eager(xs, a, f):
     return Tensor._make(contig(np.asarray(r, xs[0]._data.dtype)), -1, False)
 
 
-# the differentiable VJP of both: autograd/derivatives/shape.py
-GEN = declare("einsum", "EinsumBackward0", a=A_GEN, vjp=vjp_einsum, eager=_eager)
-BMM = declare("einsum_bmm", "BmmBackward0", a=A_BMM, vjp=vjp_bmm, replay=replay_bmm)
+def _dvjp(row, g):
+    """gX_j = einsum(g, X_k) onto X_j's subscripts (the row records the equation).
+
+    Letters only X_j has get g's contraction broadcast along them; a letter repeated in
+    X_j (a diagonal) takes the result onto the diagonal, zeros elsewhere."""
+    from .indexing import scatter_at, strided_positions
+
+    subs, so = equation(row.name, row.attrs()).split("->")
+    subs = subs.split(",")
+    size = {}
+    for s, sub in zip(row.ins, subs):
+        size.update(zip(sub, row.shape(s)))
+    out = []
+    for j, sub in enumerate(subs):
+        if not row.wants(j):
+            out.append(None)
+            continue
+        others = [(row.x(k), subs[k]) for k in range(len(subs)) if k != j]
+        have = set(so).union(*(o for _, o in others))
+        uniq = "".join(dict.fromkeys(sub))
+        core = "".join(c for c in uniq if c in have)
+        spec = ",".join(["..." + so] + [o for _, o in others]) + "->..." + core
+        r = einsum(spec, g, *(t for t, _ in others))
+        if core != uniq:  # broadcast along X_j's own letters
+            keep = tuple(size[c] if c in have else 1 for c in uniq)
+            r = r.reshape(row.bshape + keep).expand(row.bshape + tuple(size[c] for c in uniq))
+        if uniq != sub:  # repeated letters: onto the diagonal
+            st = dict.fromkeys(uniq, 0)
+            stride = 1
+            for c, n in reversed(list(zip(sub, row.shape(row.ins[j])))):
+                st[c] += stride
+                stride *= n
+            pos = strided_positions(0, [st[c] for c in uniq], [size[c] for c in uniq])
+            r = scatter_at(r, pos, row.shape(row.ins[j]), row.nb)
+        out.append(r)
+    return tuple(out)
+
+
+GEN = declare("einsum", "EinsumBackward0", a=A_GEN, vjp=vjp_einsum, eager=_eager, dvjp=_dvjp)
+BMM = declare(
+    "einsum_bmm", "BmmBackward0", a=A_BMM, vjp=vjp_bmm, replay=replay_bmm, dvjp=_dvjp
+)  # fmt: skip
 
 
 # -- parsing ---------------------------------------------------------------------------

@@ -11,9 +11,11 @@
 Every position array is saved with the row and read by address (`vi64`). The ops are
 declared at the end with their facets (`registry.declare`): named attributes (`A_TAKE`,
 `A_PUT`, one schema for CPU and CUDA rows), CPU VJP kernels, CUDA forwards and VJP
-launchers (kernels in backends/cuda/kernels.py) and compiled replays; their
-differentiable VJPs stay in autograd/derivatives/shape.py, written with the
-gather/scatter helpers every move-only op's VJP there uses.
+launchers (kernels in backends/cuda/kernels.py), compiled replays and differentiable
+VJPs. Those are written with `gather_at` / `scatter_at` (takes and put-adds at flat
+positions, over leading batch dims): every op that moves elements without arithmetic
+(views, joins, einsum's diagonals) writes its differentiable VJP with them, and as they
+are recorded ops whose own VJPs are here, the set is closed under differentiation.
 """
 
 import functools
@@ -623,8 +625,93 @@ def replay_put(T, k, V):
         y[dpos[i]] = src[spos[i]]
 
 
-# -- the ops, declared with their facets (_optable.py); their differentiable VJPs are
-# in autograd/derivatives/shape.py (written with its gather/scatter) ---------------------
+# -- differentiable VJPs (create_graph, forward mode, batched gradients) -----------------
+def host(a):
+    """A saved array (positions, masks) as a NumPy array: copied off the GPU if there."""
+    return a if type(a) is np.ndarray else a.host()
+
+
+def _batched_pos(pos, n, bshape):
+    """Positions into a (batch + shape) buffer: pos offset by n per batch element."""
+    nbatch = int(np.prod(bshape)) if bshape else 1
+    if nbatch == 1:
+        return pos
+    return (np.arange(nbatch, dtype=np.int64)[:, None] * n + pos[None, :]).reshape(-1)
+
+
+def gather_at(t, pos, shape, nb=0):
+    """t (batch + any shape) -> t.flat[pos] per batch element, shaped batch + `shape`."""
+    bshape = tuple(t.shape[:nb])
+    n = int(np.prod(t.shape[nb:])) if len(t.shape) > nb else 1
+    bpos = _batched_pos(np.asarray(pos, np.int64).reshape(-1), n, bshape)
+    return take(t, bpos, bshape + tuple(shape), node="IndexBackward0")
+
+
+def scatter_at(g, pos, shape, nb=0):
+    """The transpose of `gather_at`: zeros(batch + shape) with g added at pos (per batch)."""
+    from .hostside import on_device_of
+
+    bshape = tuple(g.shape[:nb])
+    n = int(np.prod(shape)) if shape else 1
+    pos = np.asarray(pos, np.int64).reshape(-1)
+    bpos = _batched_pos(pos, n, bshape)
+    zero = on_device_of(np.zeros(bshape + tuple(shape), g._data.dtype), g)
+    src_pos = np.arange(bpos.size, dtype=np.int64)
+    return put_add(zero, g, bpos, src_pos, node="IndexAddBackward0")
+
+
+def strided_positions(offset, strides, shape):
+    """Flat input positions of a strided view's elements, in the view's order."""
+    pos = np.full((), offset, np.int64)
+    for n, st in zip(shape, strides):
+        pos = pos[..., None] + np.arange(n, dtype=np.int64) * st
+    return pos.reshape(-1)
+
+
+def dvjp_take(row, g):
+    """out = x.flat[pos]: gx = g scatter-added at pos (duplicates accumulate)."""
+    return (scatter_at(g, host(row.saved[0]), row.shape(row.ins[0]), row.nb),)
+
+
+def _gather_src(row, g, dpos, spos, alpha=1.0):
+    """The source's cotangent: alpha * g.flat[dpos] summed into src.flat[spos]."""
+    ss = row.shape(row.ins[1])
+    if np.array_equal(spos, np.arange(row.numel(row.ins[1]))):  # one source per write
+        gs = gather_at(g, dpos, ss, row.nb)
+    else:
+        gs = scatter_at(gather_at(g, dpos, (dpos.size,), row.nb), spos, ss, row.nb)
+    return gs * alpha if alpha != 1.0 else gs
+
+
+def dvjp_overwrite(row, g, dpos, spos):
+    """out = x; out.flat[dpos] = src.flat[spos]: gx = g zeroed at dpos, gsrc as a put-add's
+    (alpha 1)."""
+    from .select import where
+
+    gx = gs = None
+    if row.wants(0):
+        keep = np.ones(row.numel(row.ins[0]), np.bool_)
+        keep[dpos] = False
+        keep = row.const(keep.reshape(row.shape(row.ins[0])))
+        gx = where(keep, g, 0.0)
+    if row.wants(1):
+        gs = _gather_src(row, g, dpos, spos)
+    return gx, gs
+
+
+def _dvjp_put_add(row, g):
+    """out = x; out.flat[dpos] += alpha * src.flat[spos]: gx = g, gsrc = alpha * g[dpos]
+    summed at spos."""
+    dpos, spos = (host(a) for a in row.saved)
+    gs = _gather_src(row, g, dpos, spos, row.float_attrs().alpha) if row.wants(1) else None
+    return (g if row.wants(0) else None), gs
+
+
+def _dvjp_put(row, g):
+    return dvjp_overwrite(row, g, *(host(a) for a in row.saved))
+
+
+# -- the ops, declared with their facets (_optable.py) ----------------------------------
 # rows whose positions a compiled replay can remake (IndexCall): max/min over a dim and
 # masked_select compute theirs elsewhere (program.FALLBACK)
 _BY_VALUE = ("MaxBackward0", "MinBackward0", "MaskedSelectBackward0", "TakeBackward0")
@@ -636,15 +723,19 @@ TAKE = {
         vjp=vjp_take,
         cuda_vjp=cuda_vjp_take,
         replay=None if n in _BY_VALUE else replay_take,
+        dvjp=dvjp_take,
     )  # fmt: skip
     for n in _TAKE_NODES
 }
 _PUT = dict(a=A_PUT, f=F_PUT, cuda_vjp=_cuda_vjp_put)
 PUT_ADD = {
-    n: declare("putadd_" + n, n, vjp=vjp_put_add, replay=replay_put_add, **_PUT)
+    n: declare("putadd_" + n, n, vjp=vjp_put_add, replay=replay_put_add, dvjp=_dvjp_put_add, **_PUT)
     for n in _PUT_ADD_NODES
 }
-PUT = {n: declare("put_" + n, n, vjp=vjp_put, replay=replay_put, **_PUT) for n in _PUT_NODES}
+PUT = {
+    n: declare("put_" + n, n, vjp=vjp_put, replay=replay_put, dvjp=_dvjp_put, **_PUT)
+    for n in _PUT_NODES
+}
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -112,10 +112,47 @@ def replay_cat(T, k, V):
         off += L
 
 
-_CAT = declare("cat", "CatBackward0", a=A_CAT, vjp=vjp_cat, replay=replay_cat)
-_STACK = declare("stack", "StackBackward0", a=A_CAT, vjp=vjp_cat, replay=replay_cat)
+# -- differentiable VJPs (create_graph, forward mode, batched gradients) -----------------
+def _dvjp_cat(row, g):
+    """Input j is columns [off, off + L_j) of the output seen as (outer, total); on the
+    GPU, the output positions the row saved for each input."""
+    from .indexing import gather_at, host
+
+    if row.cuda:
+        return tuple(
+            gather_at(g, host(p), row.shape(s), row.nb) if row.wants(j) else None
+            for j, (s, p) in enumerate(zip(row.ins, row.saved))
+        )
+    a = row.attrs()
+    g2 = g.reshape(row.bshape + (a.outer, a.total))
+    out, off = [], 0
+    for j in range(a.nin):
+        L = a.lengths[j]
+        gj = g2[..., off : off + L].reshape(row.bshape + row.shape(row.ins[j]))
+        out.append(gj if row.wants(j) else None)
+        off += L
+    return tuple(out)
+
+
+def _dvjp_view(row, g):
+    """Output element i is x.flat[offset + idx(i) . strides] (`dims`: the view's shape,
+    then its strides; repeat's view shape differs from its output's). On the GPU these
+    rows are takes by saved positions."""
+    from .indexing import dvjp_take, scatter_at, strided_positions
+
+    if row.cuda:
+        return dvjp_take(row, g)
+    a = row.attrs()
+    nd = a.nd
+    pos = strided_positions(a.offset, list(a.dims[nd:]), list(a.dims[:nd]))
+    return (scatter_at(g, pos, row.shape(row.ins[0]), row.nb),)
+
+
+_JOIN = dict(a=A_CAT, vjp=vjp_cat, replay=replay_cat, dvjp=_dvjp_cat)
+_CAT = declare("cat", "CatBackward0", **_JOIN)
+_STACK = declare("stack", "StackBackward0", **_JOIN)
 _VIEW = {
-    n: declare("view_" + n, n, a=A_VIEW, vjp=vjp_view, replay=replay_view)
+    n: declare("view_" + n, n, a=A_VIEW, vjp=vjp_view, replay=replay_view, dvjp=_dvjp_view)
     for n in (
         "FlipBackward0",
         "RepeatBackward0",

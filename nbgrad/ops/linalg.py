@@ -12,6 +12,7 @@ from numba import njit
 from nbgrad._array import contig
 
 from .._optable import attrs, declare
+from ..autograd.grad_mode import is_grad_enabled
 from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
@@ -94,8 +95,78 @@ def vjp_matmul(T, k, V):
     matmul_vjp(g, a, b, ga, wa, fa, gb, wb, fb, B, m, kk, n, ab, bb)
 
 
+# -- differentiable VJP (create_graph, forward mode, batched gradients) ------------------
+def _mT(t):
+    return t.transpose(-1, -2)
+
+
+def _dvjp_matmul(row, g):
+    """ga = g @ b^T, gb = a^T @ g on the operands seen as (batch of) matrices."""
+    from .reduce import sum_to
+
+    sa, sb = row.shape(row.ins[0]), row.shape(row.ins[1])
+    if len(sa) + len(sb) == 3 and not is_grad_enabled() and type(g._data) is np.ndarray:
+        a = row.saved_array(0, row.ins[0]) if row.wants(1) else None
+        b = row.saved_array(1, row.ins[1]) if row.wants(0) else None
+        return _matvec_arrays(g._data, a, b, sa, sb, row.bshape)
+    a = row.value(row.ins[0], 0) if row.wants(1) else None  # the row saves (a, b)
+    b = row.value(row.ins[1], 1) if row.wants(0) else None
+    if len(sa) + len(sb) == 3:  # matrix @ vector or vector @ matrix: no batched matvecs
+        return _matvec(row, g, a, b, sa, sb)
+    a2 = sa if len(sa) > 1 else (1,) + sa
+    b2 = sb if len(sb) > 1 else sb + (1,)
+    y2 = a2[:-2] if len(a2) >= len(b2) else b2[:-2]
+    g2 = g.reshape(row.bshape + y2 + (a2[-2], b2[-1]))
+    ga = gb = None
+    if row.wants(0):
+        ga = sum_to(g2 @ _mT(b.reshape(b2)), a2, row.nb).reshape(row.bshape + sa)
+    if row.wants(1):
+        gb = sum_to(_mT(a.reshape(a2)) @ g2, b2, row.nb).reshape(row.bshape + sb)
+    return ga, gb
+
+
+def _matvec(row, g, a, b, sa, sb):
+    """y = A v or v A: the cotangents' batch dims fold into one matrix product with A,
+    and A's gradient is the outer product of g and v (both expanded: same-shape kernels)."""
+    bs = row.bshape
+    ga = gb = None
+    if len(sa) == 2:  # v = b: ga = g b^T, gb = g @ a
+        if row.wants(0):
+            ga = g.reshape(bs + (sa[0], 1)).expand(bs + sa) * b.expand(bs + sa)
+        if row.wants(1):
+            gb = g @ a
+    else:  # v = a: ga = g @ b^T, gb = a g^T
+        if row.wants(0):
+            ga = g @ _mT(b)
+        if row.wants(1):
+            gb = a.reshape(sa[0], 1).expand(bs + sb) * g.reshape(bs + (1, sb[1])).expand(bs + sb)
+    return ga, gb
+
+
+def _matvec_arrays(gd, a, b, sa, sb, bs):
+    """`_matvec` when nothing is recorded, on the operands' arrays `a`, `b` (None: not
+    needed): NumPy, the batch folded into one matrix product (BLAS reads A^T in place)."""
+    ga = gb = None
+    if len(sa) == 2:  # A @ v
+        if b is not None:
+            ga = np.multiply(gd.reshape(bs + (sa[0], 1)), b)
+        if a is not None:
+            gb = gd.reshape(-1, sa[0]) @ a
+    else:  # v @ A
+        if b is not None:
+            ga = gd.reshape(-1, sb[1]) @ b.T
+        if a is not None:
+            gb = np.multiply(a.reshape(sa[0], 1), gd.reshape(bs + (1, sb[1])))
+    return tuple(
+        None if v is None else Tensor._make(v.reshape(bs + s), -1, False)
+        for v, s in ((ga, sa), (gb, sb))
+    )
+
+
 # replay: a compiled program's own call of the same product (`_compile/program.py`)
-_OPS = {k: declare("matmul_" + k, v, a=A, vjp=vjp_matmul) for k, v in _NODES.items()}
+_OPS = {
+    k: declare("matmul_" + k, v, a=A, vjp=vjp_matmul, dvjp=_dvjp_matmul) for k, v in _NODES.items()
+}
 _pack = _OPS["mm"].pack  # (the same schema for every kind; its order is matmul_into's)
 
 

@@ -39,8 +39,25 @@ def vjp_linear(T, k, V):
                     gb[c] += g[r, c]
 
 
+def _dvjp_linear(row, g):
+    """y = x @ w^T (+ b): gx = g @ w, gw = g^T @ x, gb = g summed over rows."""
+    a = row.attrs()
+    m, i_, o = a.m, a.i, a.o
+    x = row.value(row.ins[0]) if row.wants(1) else None
+    w = row.value(row.ins[1]) if row.wants(0) else None
+    g2 = g.reshape(row.bshape + (m, o))
+    gx = gw = gb = None
+    if row.wants(0):
+        gx = (g2 @ w).reshape(row.bshape + row.shape(row.ins[0]))
+    if row.wants(1):
+        gw = g2.transpose(-1, -2) @ x.reshape(m, i_)
+    if len(row.ins) > 2 and row.wants(2):
+        gb = g2.sum(dim=row.nb).reshape(row.bshape + row.shape(row.ins[2]))
+    return (gx, gw) if len(row.ins) == 2 else (gx, gw, gb)
+
+
 # replay: a compiled program's own kernels (`_compile/program.py`) or the eager op
-_FACETS = dict(a=A, vjp=vjp_linear, eager=lambda xs, a, f: linear(*xs))
+_FACETS = dict(a=A, vjp=vjp_linear, eager=lambda xs, a, f: linear(*xs), dvjp=_dvjp_linear)
 _ADDMM = declare("linear", "AddmmBackward0", **_FACETS)
 _MM = declare("linear_nobias", "MmBackward0", **_FACETS)
 

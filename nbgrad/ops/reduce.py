@@ -932,6 +932,22 @@ def _eager_var(fn):
     )
 
 
+def sum_to(g, shape, nb):
+    """Reduce `g` (batch dims + a shape that `shape` broadcasts to) to batch + `shape`:
+    the VJP of a broadcast, in the differentiable VJPs."""
+    gs = tuple(g.shape)
+    if gs[nb:] == tuple(shape):
+        return g
+    lead = len(gs) - nb - len(shape)
+    dims = list(range(nb, nb + lead))
+    for i, n in enumerate(shape):
+        if n == 1 and gs[nb + lead + i] != 1:
+            dims.append(nb + lead + i)
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    return g.reshape(gs[:nb] + tuple(shape))
+
+
 # -- declarations ---------------------------------------------------------------------
 _SUM_FACETS = dict(a=DIMS, f=SCALE, vjp=vjp_sum, cuda_vjp=_cuda_vjp_sum, dvjp=_dvjp_sum)
 SUM = declare("sum", "SumBackward0", **_SUM_FACETS)

@@ -152,9 +152,54 @@ def replay_setitem(T, k, V):
         step(idx, shp, offs, xst, vst)
 
 
+# -- differentiable VJPs (create_graph, forward mode, batched gradients) -----------------
+# Each view moves elements without arithmetic: its VJP scatters g back to the positions
+# its elements came from (`indexing.scatter_at`), a recorded op that differentiates again.
+def _dvjp_flat(row, g):
+    """Same elements in the same order: g reshaped to the input's shape."""
+    return (g.reshape(row.bshape + row.shape(row.ins[0])),)
+
+
+def _dvjp_strided(row, g):
+    from .indexing import scatter_at, strided_positions
+
+    if row.cuda:
+        return _dvjp_strided_cuda(row, g)
+    ys = row.shape(row.outs[0])
+    a = row.attrs()
+    pos = strided_positions(a.offset, list(a.strides[: len(ys)]), ys)
+    return (scatter_at(g, pos, row.shape(row.ins[0]), row.nb),)
+
+
+def _dvjp_strided_cuda(row, g):
+    """The same ops on the GPU: transposes record their permutation, expand nothing (its
+    VJP is a sum back), and slices and selects are takes by saved positions."""
+    from .indexing import dvjp_take
+
+    if row.name == "expand":
+        return (row.sum_to(g, row.ins[0]),)
+    if row.name in ("transpose", "permute", "t"):
+        nb = row.nb
+        inv = np.argsort(row.iattrs).tolist()
+        return (g.permute(*range(nb), *(nb + i for i in inv)),)
+    return dvjp_take(row, g)
+
+
+def _dvjp_setitem(row, g):
+    """An overwrite of a strided view of x by v broadcast to it (`dims`: the view's shape,
+    its strides in x, v's broadcast strides in v)."""
+    from .indexing import dvjp_overwrite, strided_positions
+
+    a = row.attrs()
+    nd = a.nd
+    shp, xst, vst = (list(a.dims[i * nd : (i + 1) * nd]) for i in range(3))
+    dpos = strided_positions(a.offset, xst, shp)
+    return dvjp_overwrite(row, g, dpos, strided_positions(0, vst, shp))
+
+
 # replay of the flat ops: a compiled program's elementwise copy (`_compile/program.py`)
 _FLAT = {
-    n: declare(n, node, vjp=vjp_flat)
+    n: declare(n, node, vjp=vjp_flat, dvjp=_dvjp_flat)
     for n, node in (
         ("view", "ViewBackward0"),
         ("unsafe_view", "UnsafeViewBackward0"),
@@ -165,7 +210,7 @@ _FLAT = {
     )
 }
 _STRIDED = {
-    n: declare(n, node, a=A_STRIDED, vjp=vjp_strided, replay=replay_strided)
+    n: declare(n, node, a=A_STRIDED, vjp=vjp_strided, replay=replay_strided, dvjp=_dvjp_strided)
     for n, node in (
         ("slice", "SliceBackward0"),
         ("select", "SelectBackward0"),
@@ -177,7 +222,10 @@ _STRIDED = {
         ("unsqueeze_index", "UnsqueezeBackward0"),
     )
 }
-_SETITEM = declare("setitem", "CopySlices", a=A_SETITEM, vjp=vjp_setitem, replay=replay_setitem)
+_SETITEM = declare(
+    "setitem", "CopySlices", a=A_SETITEM, vjp=vjp_setitem, replay=replay_setitem,
+    dvjp=_dvjp_setitem,
+)  # fmt: skip
 
 
 def as_shape(args):

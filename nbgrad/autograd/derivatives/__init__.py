@@ -3,17 +3,17 @@
 The compiled sweep (backends/cpu) runs fused VJP kernels and records nothing, which is
 what plain `backward()` wants. Higher-order gradients (`create_graph=True`), batched
 cotangents (`is_grads_batched=True`) and forward mode need the backward as ops that are
-themselves recorded and batched, so every op also has a *differentiable VJP* here:
+themselves recorded and batched, so every op also has a *differentiable VJP*, declared
+with the op (`declare(..., dvjp=fn)`, `_optable.py`) and collected here into `DVJP`:
 
-    @defvjp("view", "unsafe_view")
-    def _(row, g):            # g: the output's cotangent (one output), a Tensor
-        return (...,)         # one Tensor (or None) per input
+    def _dvjp_flat(row, g):   # g: the output's cotangent (one output), a Tensor
+        return (g.reshape(row.bshape + row.shape(row.ins[0])),)  # a Tensor or None per input
 
 A `Row` reads the tape row: its input/output slots, int and float attrs, the values the
 row saved (as Tensors tied to their slots, so a gradient of the VJP flows back through
 them) and `nb`, the number of leading batch dims the cotangents carry (0, or 1 for
-batched VJPs): every VJP here broadcasts over those leading dims. Elementwise ops get
-theirs from the same scalar rule strings as their kernels (`derivatives/elementwise.py`).
+batched VJPs): every VJP broadcasts over those leading dims. Elementwise ops get theirs
+here, from the same scalar rule strings as their kernels (`derivatives/elementwise.py`).
 
 The same VJPs serve CUDA rows (`Row.cuda`): saved values are then `CudaArray`s, wrapped
 as CUDA tensors, and every constant a VJP builds goes to the row's device (`Row.const`).
@@ -27,6 +27,7 @@ from ... import _dtype
 from ..._optable import BY_NAME, OPS
 from ...backends.cuda.record import CUDA_DT
 from ...backends.cuda.runtime import CudaArray
+from ...ops.reduce import sum_to
 from ...tape import (
     R_DT,
     R_FLEN,
@@ -264,23 +265,8 @@ def handle(arr, s):
     return Tensor._make(arr, s, rg)
 
 
-def sum_to(g, shape, nb):
-    """Reduce `g` (batch dims + a shape that `shape` broadcasts to) to batch + `shape`."""
-    gs = tuple(g.shape)
-    if gs[nb:] == tuple(shape):
-        return g
-    lead = len(gs) - nb - len(shape)
-    dims = list(range(nb, nb + lead))
-    for i, n in enumerate(shape):
-        if n == 1 and gs[nb + lead + i] != 1:
-            dims.append(nb + lead + i)
-    if dims:
-        g = g.sum(dim=dims, keepdim=True)
-    return g.reshape(gs[:nb] + tuple(shape))
-
-
 def _load():
-    from . import elementwise, shape, tensorops  # noqa: F401
+    from . import elementwise  # noqa: F401
 
     for op in OPS:  # ops declared with their differentiable VJP (_optable.py)
         if op.dvjp is not None and DVJP.get(op.name) is not op.dvjp:
