@@ -21,6 +21,18 @@ def test_every_op_is_declared_with_named_attributes():
         declare("to", "ToCopyBackward0")
 
 
+def test_every_op_has_a_differentiable_vjp():
+    """create_graph, forward mode and batched gradients reach every op: by its declared
+    `dvjp`, or, for the elementwise ops, by their scalar rules; a custom Function's row
+    runs its own backward."""
+    from nbgrad.autograd.derivatives import DVJP, _load
+
+    _load()
+    assert {op.name for op in OPS} - set(DVJP) == {"custom"}
+    declared = {op.name for op in OPS if op.dvjp is not None}
+    assert declared == {op.name for op in OPS if op.rule is None} - {"custom"}
+
+
 def test_positions_and_a_tail():
     a = attrs("offset", "nd", "*dims")
     assert (a.offset, a.nd, a.dims) == (0, 1, 2)
