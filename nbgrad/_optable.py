@@ -29,7 +29,8 @@ side by side (`declare`):
 
 Elementwise ops are declared by `ops/elementwise.py` from scalar rules (`rule`); their
 kernels and VJPs are generated (`backends/cpu/codegen.py`; `vjp` is then the generated
-function's "@gen:" name), and their GPU launchers are `backends/cuda/ops.py`'s.
+function's "@gen:" name), and their GPU launchers `ops/cuda/forwards.py`'s, named by
+`ops.cuda.launcher` (imported on the first CUDA backward).
 """
 
 from collections import namedtuple

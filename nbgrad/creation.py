@@ -55,7 +55,7 @@ def _check_device(device):
 
     d = Device(device) if not isinstance(device, Device) else device
     if d.type == "cuda":
-        from .backends.cuda.tensor import check_device
+        from .ops.cuda.tensor import check_device
 
         check_device(d)
         return True
@@ -71,7 +71,7 @@ def _finish(arr, requires_grad, device=None, dtype=None):
         t = tag(Tensor._make(contig(arr), -1, False), dtype)
         return t.requires_grad_(True) if requires_grad else t
     if _check_device(device):  # built on the host, then copied (one transfer)
-        from .backends.cuda.tensor import from_host
+        from .ops.cuda.tensor import from_host
 
         return from_host(contig(arr), requires_grad)
     arr = contig(arr)

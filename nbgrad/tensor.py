@@ -1363,7 +1363,7 @@ class Tensor:
 
 
 # methods of the block above: device-agnostic composites (they check devices themselves), so
-# the CUDA twin keeps them (backends/cuda/tensor.py)
+# the CUDA twin keeps them (ops/cuda/tensor.py)
 COMPOSITE_METHODS = frozenset(
     (
         "tril",
@@ -1408,7 +1408,7 @@ def _fn_ops():
 def _rebuild(cls, data, requires_grad, cuda=False):
     """Unpickle a tensor (see `Tensor.__reduce_ex__`): a leaf, on the device it left."""
     if cuda:
-        from .backends.cuda.tensor import CudaTensor, from_host
+        from .ops.cuda.tensor import CudaTensor, from_host
 
         t = from_host(data)
     else:

@@ -34,28 +34,7 @@ LIBRARY = ("nn", "optim", "utils", "distributed", "distributions", "_compile")
 ABOVE_OPS = ("autograd", "func", "library")
 
 # (importer, imported) -> why it remains
-_CUDA_OP_LAYER = (
-    "backends/cuda is still a second op layer (CudaTensor, validation and recording of its "
-    "own); it becomes kernels and launchers when the CUDA methods move into the ops"
-)
 KNOWN = {
-    **{
-        (f"nbgrad.backends.cuda.{m}", t): _CUDA_OP_LAYER
-        for m, ts in {
-            "einsum": ["nbgrad.ops.indexing"],
-            "index": ["nbgrad.ops.indexing", "nbgrad.ops.joins", "nbgrad.ops.pointwise",
-                      "nbgrad.ops.viewbase", "nbgrad.ops.views", "nbgrad.tensor"],
-            "ops": ["nbgrad.ops.elementwise", "nbgrad.ops.indexing", "nbgrad.ops.pointwise",
-                    "nbgrad.tensor"],
-            "reductions": ["nbgrad.ops.indexing", "nbgrad.ops.reduce", "nbgrad.ops.select",
-                           "nbgrad.tensor"],
-            "tensor": ["nbgrad._format", "nbgrad.device", "nbgrad.ops.activations",
-                       "nbgrad.ops.elementwise", "nbgrad.ops.indexing", "nbgrad.ops.linalg",
-                       "nbgrad.ops.pointwise", "nbgrad.ops.softmax", "nbgrad.ops.viewbase",
-                       "nbgrad.ops.views", "nbgrad.tensor"],
-        }.items()
-        for t in ts
-    },
     ("nbgrad.func.batching", "nbgrad.nn.functional"): (
         "vmap wraps every function of nn.functional while it runs (batching at the level of "
         "Python functions, not of recorded ops)"

@@ -504,6 +504,7 @@ class CudaSweepNeeds:
     custom_code = _CUSTOM_CODE
     second_backward = SECOND_BACKWARD
     run_custom = staticmethod(_run_custom)
+    as_tensor = staticmethod(lambda buf: _cuda_tensor(buf))  # a gradient buffer as a tensor
     free = staticmethod(_free)
     sum_axes = staticmethod(_sum_axes)
 
@@ -664,14 +665,18 @@ def _backward_graph_locked(outputs, grads, retain, ins):
 def _as_tensor(buf):
     if type(buf) is np.ndarray:
         return Tensor._make(buf, -1, False)
-    from ..backends.cuda.sweep import as_tensor
+    return _cuda_tensor(buf)
+
+
+def _cuda_tensor(buf):
+    from ..ops.cuda.tensor import as_tensor
 
     return as_tensor(buf)
 
 
 def _accumulate_grad(t, buf):
     if type(buf) is not np.ndarray:
-        from ..backends.cuda.sweep import accumulate_grad
+        from ..ops.cuda.tensor import accumulate_grad
 
         return accumulate_grad(t, buf)
     a = t._aux

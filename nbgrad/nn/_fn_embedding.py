@@ -45,7 +45,7 @@ def embedding(
 ):  # noqa: A002
     """The rows of `weight` that `input` selects (indices checked on the host first)."""
     if input.is_cuda != weight.is_cuda:
-        from ..backends.cuda.ops import device_error
+        from ..ops.cuda.forwards import device_error
 
         raise device_error(weight.device, input.device)
     idx = input._data.host() if input.is_cuda else input._data  # checked on the host

@@ -45,7 +45,7 @@ class Parameter(Tensor):
         if type(data) in _lowp.BASE and cls in _lowp.CLASS:  # a half tensor: a half Parameter
             cls = _lowp.CLASS[cls][data._dt]
         if type(arr) is not np.ndarray:  # a CUDA tensor's data: the CUDA twin of cls
-            from ..backends.cuda.tensor import _cuda_class
+            from ..ops.cuda.tensor import _cuda_class
 
             cls = _cuda_class(cls)
         p = object.__new__(cls)

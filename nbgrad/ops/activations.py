@@ -20,6 +20,7 @@ from ..backends import rules
 from ..backends.cpu.codegen import PAR_MIN
 from ..backends.cpu.rowio import cot, fattr, first, iattr, in_slot, numel, out_slot, value, wants
 from ..tensor import Tensor
+from .cuda import launcher
 from .recording import emit
 
 LEAKY, ELU, HARDTANH, SOFTPLUS, CLAMP = range(5)
@@ -148,7 +149,16 @@ def _dvjp(row, g):
 
 
 _OPS = {
-    kind: declare(name, node, a=A, f=F, vjp=vjp_param, replay=replay_param, dvjp=_dvjp)
+    kind: declare(
+        name,
+        node,
+        a=A,
+        f=F,
+        vjp=vjp_param,
+        replay=replay_param,
+        dvjp=_dvjp,
+        cuda_vjp=launcher("cuda.forwards", "vjp_act"),
+    )  # fmt: skip
     for kind, name, node in (
         (LEAKY, "leaky_relu", "LeakyReluBackward0"),
         (ELU, "elu", "EluBackward0"),
@@ -165,7 +175,7 @@ def apply(kind, x, p0=0.0, p1=0.0, p2=0.0, name="activation"):
             f"{name}(): argument 'input' (position 1) must be Tensor, not {type(x).__name__}"
         )
     if x.is_cuda:
-        from ..backends.cuda.ops import activation
+        from .cuda.forwards import activation
 
         return activation(_OPS[kind], kind, x, p0, p1, p2)
     data = x._data

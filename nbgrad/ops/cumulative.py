@@ -179,7 +179,7 @@ def _cuda_logcumsumexp(x, a):
     from ..backends.cuda import runtime as rt
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import wrap
+    from .cuda.forwards import wrap
 
     y = rt.empty(x._data.shape, x._data.dtype)
     if y.size:

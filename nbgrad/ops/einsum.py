@@ -403,7 +403,7 @@ def einsum(equation, *operands):
             raise TypeError(f"einsum(): operand {i} must be a Tensor, not {type(t).__name__}")
     cuda = any(t.is_cuda for t in operands)
     if cuda and not all(t.is_cuda for t in operands):
-        from ..backends.cuda.ops import device_error
+        from .cuda.forwards import device_error
 
         first = operands[0].is_cuda
         raise device_error("cuda:0" if first else "cpu", "cpu" if first else "cuda:0")
@@ -455,7 +455,7 @@ def einsum(equation, *operands):
 
 def _einsum2(ts, ops, out, size):
     if ts[0].is_cuda:
-        from ..backends.cuda.einsum import einsum2
+        from .cuda.einsum import einsum2
 
         return einsum2(ts, ops, out, size)
     arrays = [t._data for t in ts]

@@ -13,6 +13,7 @@ a row attr, not a tensor: `_ts` (tensor, scalar) and `_st` (scalar, tensor).
 from .._optable import attrs, declare
 from ..backends import rules
 from ..backends.rules import subst, uses  # noqa: F401 (the rules' language)
+from .cuda import launcher
 
 # name: (node name, forward, vjp)
 UNARY = {
@@ -104,11 +105,17 @@ SCALAR = attrs("c")
 
 def _declare():
     for name, (node, _, _) in UNARY.items():
-        declare(name, node, vjp=f"@gen:vjp_{name}", rule="unary")
+        cuda_vjp = launcher("cuda.forwards", "vjp_unary", name)
+        declare(name, node, vjp=f"@gen:vjp_{name}", rule="unary", cuda_vjp=cuda_vjp)
     for name, (nodes, _, _, _) in BINARY.items():
         for variant, node in zip(("", "_ts", "_st"), nodes):
             f, vjp = SCALAR if variant else None, f"@gen:vjp_{name}{variant}"
-            declare(name + variant, node, f=f, vjp=vjp, rule="binary" + variant)
+            cuda_vjp = (
+                launcher("cuda.forwards", "vjp_scalar", name, variant[1:])
+                if variant
+                else launcher("cuda.forwards", "vjp_binary", name)
+            )
+            declare(name + variant, node, f=f, vjp=vjp, rule="binary" + variant, cuda_vjp=cuda_vjp)
 
 
 _declare()

@@ -482,13 +482,13 @@ def is_advanced(index):
 # -- CUDA: forwards and VJP launchers (kernels in backends/cuda/kernels.py) ----------------
 def cuda_take(x, pos, shape, op):
     """x.flat[pos] with `shape` on CUDA; pos: host int64 positions in bounds, or a
-    CudaArray. Also the forward of the view and join ops (backends/cuda/index.py), whose
+    CudaArray. Also the forward of the view and join ops (ops/cuda/index.py), whose
     CUDA rows gather by positions too and record no attributes."""
     from ..backends.cuda import runtime as rt
-    from ..backends.cuda.index import _dev_pos
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import _tensor_cls, wrap
+    from .cuda.forwards import _tensor_cls, wrap
+    from .cuda.index import _dev_pos
 
     d = x._data
     out = rt.empty(shape, d.dtype)
@@ -522,10 +522,10 @@ def cuda_vjp_take(G, k):
 def cuda_put(x, src, dpos, spos, alpha, op, add):
     """x with alpha * src.flat[spos] added at (add) or stored to (not add) x.flat[dpos]."""
     from ..backends.cuda import runtime as rt
-    from ..backends.cuda.index import _dev_pos, _on_cuda
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import _tensor_cls, cast, wrap
+    from .cuda.forwards import _tensor_cls, cast, wrap
+    from .cuda.index import _dev_pos, _on_cuda
 
     src = _on_cuda(src)
     if src.dtype is not x.dtype:
@@ -744,7 +744,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             f"one_hot(): argument 'input' (position 1) must be Tensor, not {type(tensor).__name__}"
         )
     if tensor.is_cuda:
-        from ..backends.cuda.ops import one_hot as cuda_one_hot
+        from .cuda.forwards import one_hot as cuda_one_hot
 
         return cuda_one_hot(tensor, num_classes)
     d = tensor._data

@@ -29,6 +29,7 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
+from .cuda import launcher
 from .recording import emit
 from .viewbase import mark
 
@@ -148,11 +149,23 @@ def _dvjp_view(row, g):
     return (scatter_at(g, pos, row.shape(row.ins[0]), row.nb),)
 
 
-_JOIN = dict(a=A_CAT, vjp=vjp_cat, replay=replay_cat, dvjp=_dvjp_cat)
+_JOIN = dict(
+    a=A_CAT, vjp=vjp_cat, replay=replay_cat, dvjp=_dvjp_cat,
+    cuda_vjp=launcher("cuda.index", "vjp_join"),
+)  # fmt: skip
 _CAT = declare("cat", "CatBackward0", **_JOIN)
 _STACK = declare("stack", "StackBackward0", **_JOIN)
 _VIEW = {
-    n: declare("view_" + n, n, a=A_VIEW, vjp=vjp_view, replay=replay_view, dvjp=_dvjp_view)
+    # CUDA rows of these are takes at saved positions (ops/cuda/index.py)
+    n: declare(
+        "view_" + n,
+        n,
+        a=A_VIEW,
+        vjp=vjp_view,
+        replay=replay_view,
+        dvjp=_dvjp_view,
+        cuda_vjp=launcher("indexing", "cuda_vjp_take"),
+    )  # fmt: skip
     for n in (
         "FlipBackward0",
         "RepeatBackward0",
@@ -280,7 +293,7 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def _cuda_index():
-    from ..backends.cuda import index
+    from .cuda import index
 
     return index
 

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..backends.cpu.blas import matmul_into, matmul_vjp
 from ..backends.cpu.rowio import bcast, bval, cot, first, iattr, in_slot, out_slot, value, wants
 from ..tensor import Tensor
+from .cuda import launcher
 from .recording import emit
 
 _NODES = {
@@ -165,7 +166,15 @@ def _matvec_arrays(gd, a, b, sa, sb, bs):
 
 # replay: a compiled program's own call of the same product (`_compile/program.py`)
 _OPS = {
-    k: declare("matmul_" + k, v, a=A, vjp=vjp_matmul, dvjp=_dvjp_matmul) for k, v in _NODES.items()
+    k: declare(
+        "matmul_" + k,
+        v,
+        a=A,
+        vjp=vjp_matmul,
+        dvjp=_dvjp_matmul,
+        cuda_vjp=launcher("cuda.forwards", "vjp_matmul") if k in ("mm", "bmm", "batched") else None,
+    )  # fmt: skip
+    for k, v in _NODES.items()
 }
 _pack = _OPS["mm"].pack  # (the same schema for every kind; its order is matmul_into's)
 
@@ -187,7 +196,7 @@ def _check(a, b, name):
 
 def matmul(a, b):
     if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
-        from ..backends.cuda.ops import matmul as cuda_matmul
+        from .cuda.forwards import matmul as cuda_matmul
 
         return cuda_matmul(a, b)
     _check(a, b, "matmul")
@@ -239,7 +248,7 @@ def matmul(a, b):
 
 def mm(a, b):
     if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
-        from ..backends.cuda.ops import matmul as cuda_matmul
+        from .cuda.forwards import matmul as cuda_matmul
 
         return cuda_matmul(a, b)
     _check(a, b, "mm")
@@ -250,7 +259,7 @@ def mm(a, b):
 
 def bmm(a, b):
     if getattr(a, "is_cuda", False) or getattr(b, "is_cuda", False):
-        from ..backends.cuda.ops import matmul as cuda_matmul
+        from .cuda.forwards import matmul as cuda_matmul
 
         return cuda_matmul(a, b)
     _check(a, b, "bmm")

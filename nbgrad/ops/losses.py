@@ -863,7 +863,7 @@ def _pointwise_op(kind, red):
 def _cuda_class_rows(t, N, C, inner):
     """An (N, C, d...) or (C,) CUDA tensor as rows (N * inner, C): the class dim moved last
     (a recorded copy when there are trailing dims)."""
-    from ..backends.cuda.ops import permute, view
+    from .cuda.forwards import permute, view
 
     if t._data.ndim == 1:
         return view(t, (1, C))
@@ -883,7 +883,8 @@ def _cuda_class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
     from ..backends.cuda import runtime as rt
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch, launch_grid
-    from ..backends.cuda.ops import cast, dev_ints, device_error, reduce_dims, wrap
+    from ..backends.cuda.primitives import dev_ints, reduce_dims
+    from .cuda.forwards import cast, device_error, wrap
     from .softmax import log_softmax as log_softmax_of
 
     for t in (x, target) + (() if weight is None else (weight,)):
@@ -957,7 +958,7 @@ def _cuda_class_loss(x, target, weight, ignore_index, red, eps, log_softmax):
 def _cuda_vjp_nll(G, k):
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import dev_ints
+    from ..backends.cuda.primitives import dev_ints
 
     a = type(NLL)(*G.iattrs(k))
     eps = G.fattr(k, NLL_F.eps)
@@ -982,11 +983,12 @@ def _cuda_vjp_nll(G, k):
 def _cuda_pointwise_loss(kind, a, b, red, p, weight, pos_weight, name):
     """The pointwise losses on CUDA: one kernel for the per-element losses (the CPU rules,
     compiled for the device), the shared reduction for mean/sum, one VJP kernel."""
-    from ..backends.cuda import reductions
     from ..backends.cuda import runtime as rt
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import _float, cast, device_error, expand, reduce_dims, wrap
+    from ..backends.cuda.primitives import reduce_dims
+    from .cuda import reductions
+    from .cuda.forwards import _float, cast, device_error, expand, wrap
 
     for t in (a, b):
         if not t.is_cuda:
@@ -1075,7 +1077,7 @@ def _mask(row, m):
 
 def _on_gpu(arr):
     """A saved CudaArray as a constant CUDA tensor (no slot, no gradient)."""
-    from ..backends.cuda.tensor import CudaTensor
+    from .cuda.tensor import CudaTensor
 
     return CudaTensor._make(arr, -1, False)
 

@@ -23,6 +23,7 @@ from ..backends.cpu.rowio import cot, first, in_slot, out_slot, value, wants
 from ..tape import S_ADDR, S_DT, S_NUMEL, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import TENSOR_TYPES, Tensor
 from . import elementwise as ew
+from .cuda import launcher
 from .recording import emit
 
 _UNARY_SAVES = {n: ew.unary_saves(n) for n in ew.UNARY}
@@ -137,7 +138,7 @@ def _numpy_fallback(name, a, b, dt):
 
 
 def _cuda_ops():
-    from ..backends.cuda import ops
+    from .cuda import forwards as ops
 
     return ops
 
@@ -296,25 +297,15 @@ def _dvjp_move(row, g):
     return (gx if gx.dtype is dt else gx.to(dt),)
 
 
-def _cuda_launcher(name):
-    """The GPU sweep's launcher `name` in backends/cuda/ops.py (imported on first use)."""
-
-    def launch(G, k):
-        from ..backends.cuda import ops
-
-        getattr(ops, name)(G, k)
-
-    return launch
-
-
 # No attributes: the dtypes and devices are the slots'. `to_cuda`, `to_cpu` are recorded by
-# backends/cuda/ops.py (`Tensor.to`/`cuda`/`cpu` between devices).
+# ops/cuda/forwards.py (`Tensor.to`/`cuda`/`cpu` between devices).
 _TO = declare(
-    "to", "ToCopyBackward0", vjp=vjp_to, replay=replay_to, cuda_vjp=_cuda_launcher("vjp_cast"),
-    dvjp=_dvjp_to,
+    "to", "ToCopyBackward0", vjp=vjp_to, replay=replay_to, dvjp=_dvjp_to,
+    cuda_vjp=launcher("cuda.forwards", "vjp_cast"),
 )  # fmt: skip
 for _name in ("to_cuda", "to_cpu"):
-    declare(_name, "ToCopyBackward0", cuda_vjp=_cuda_launcher("vjp_" + _name), dvjp=_dvjp_move)
+    _launch = launcher("cuda.forwards", "vjp_" + _name)
+    declare(_name, "ToCopyBackward0", cuda_vjp=_launch, dvjp=_dvjp_move)
 
 
 def cast(t, dt):
@@ -339,7 +330,7 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
     dev, dt = parse_to_args(args, dtype, device)
     dt = _dtype.as_dtype(dt)
     if dev is not None and dev.type == "cuda":
-        from ..backends.cuda.tensor import check_device
+        from .cuda.tensor import check_device
 
         check_device(dev)
         return _cuda_ops().to_cuda(t, dt)

@@ -6,8 +6,8 @@ Forward by NumPy's pairwise sums (a full sum of a large float array by the vecto
 eager call for `nbgrad.compile`, CUDA VJP launcher and differentiable VJP. A row
 reducing any set of dims records them as a bit mask over its input's dims (`dims`); one
 reducing around a single dim (prod, cumsum) records the layout (outer, n, inner) around
-it. CUDA rows record the same attributes: the CUDA forwards (`backends/cuda/ops.py:
-reduce`, `backends/cuda/reductions.py`) move a set of dims that is not adjacent to the
+it. CUDA rows record the same attributes: the CUDA forwards (`ops/cuda/forwards.py:
+reduce`, `ops/cuda/reductions.py`) move a set of dims that is not adjacent to the
 end first, so their row reduces a run of dims of the moved copy.
 """
 
@@ -521,7 +521,7 @@ def _float_check(x, name):
 
 
 def _cuda_lines():
-    from ..backends.cuda import reductions as lines
+    from .cuda import reductions as lines
 
     return lines
 
@@ -707,7 +707,7 @@ def _cuda_vjp_sum(G, k):
     """sum/mean: g (times the scale) gathered back over the reduced dims."""
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
-    from ..backends.cuda.ops import dev_ints
+    from ..backends.cuda.primitives import dev_ints
 
     sx = G.inp(k, 0)
     if not G.wants(sx):
@@ -734,7 +734,7 @@ def cuda_vjp_lines(kind, p=None):
     def vjp(G, k):
         from ..backends.cuda import kernels as K
         from ..backends.cuda.launch import launch
-        from ..backends.cuda.reductions import line_layout
+        from .cuda.reductions import line_layout
 
         sx = G.inp(k, 0)
         if not G.wants(sx):

@@ -241,7 +241,7 @@ def where(condition, input=None, other=None):  # noqa: A002
     from .views import expand
 
     if any(getattr(v, "is_cuda", False) for v in (condition, input, other)):
-        from ..backends.cuda.ops import where as cuda_where
+        from .cuda.forwards import where as cuda_where
 
         return cuda_where(condition, input, other)
     if input is None and other is None:
@@ -312,7 +312,7 @@ def _dvjp_where(row, g):
     return ga, gb
 
 
-# -- CUDA: the VJP launcher of where (its forward: backends/cuda/ops.py) --------------------
+# -- CUDA: the VJP launcher of where (its forward: ops/cuda/forwards.py) -------------------
 def _cuda_vjp_where(G, k):
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch

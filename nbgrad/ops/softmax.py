@@ -234,7 +234,7 @@ def _cuda_softmax(x, dim, log):
     from ..backends.cuda import runtime as rt
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch_grid
-    from ..backends.cuda.ops import _float, permute, wrap
+    from .cuda.forwards import _float, permute, wrap
 
     _float(x, "softmax")
     nd = x._data.ndim

@@ -277,7 +277,7 @@ def store(t, values):
     since = _ver.take_since(t)
     root, takes = _chain(t)
     if t.is_cuda:
-        from ..backends.cuda.tensor import from_host
+        from .cuda.tensor import from_host
 
         const = from_host(np.ascontiguousarray(values, t._data.dtype))
     if STATE.enabled and (t._rg or root._rg) and not _through_alias(takes):

@@ -35,6 +35,7 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
+from .cuda import launcher
 from .recording import emit
 from .viewbase import check, is_view, mark, same, write_back
 
@@ -199,7 +200,9 @@ def _dvjp_setitem(row, g):
 
 # replay of the flat ops: a compiled program's elementwise copy (`_compile/program.py`)
 _FLAT = {
-    n: declare(n, node, vjp=vjp_flat, dvjp=_dvjp_flat)
+    n: declare(
+        n, node, vjp=vjp_flat, dvjp=_dvjp_flat, cuda_vjp=launcher("cuda.forwards", "vjp_flat")
+    )
     for n, node in (
         ("view", "ViewBackward0"),
         ("unsafe_view", "UnsafeViewBackward0"),
@@ -209,8 +212,24 @@ _FLAT = {
         ("clone", "CloneBackward0"),
     )
 }
+# CUDA rows of these: permutes and expands are copies (ops/cuda/forwards.py), the others
+# takes at saved positions (ops/indexing.py)
+_CUDA_STRIDED = {
+    "transpose": ("cuda.forwards", "vjp_permute"), "permute": ("cuda.forwards", "vjp_permute"),
+    "t": ("cuda.forwards", "vjp_permute"), "expand": ("cuda.forwards", "vjp_expand"),
+    "slice": ("indexing", "cuda_vjp_take"), "select": ("indexing", "cuda_vjp_take"),
+    "index_basic": ("indexing", "cuda_vjp_take"), "unsqueeze_index": ("indexing", "cuda_vjp_take"),
+}  # fmt: skip
 _STRIDED = {
-    n: declare(n, node, a=A_STRIDED, vjp=vjp_strided, replay=replay_strided, dvjp=_dvjp_strided)
+    n: declare(
+        n,
+        node,
+        a=A_STRIDED,
+        vjp=vjp_strided,
+        replay=replay_strided,
+        dvjp=_dvjp_strided,
+        cuda_vjp=launcher(*_CUDA_STRIDED[n]),
+    )  # fmt: skip
     for n, node in (
         ("slice", "SliceBackward0"),
         ("select", "SelectBackward0"),

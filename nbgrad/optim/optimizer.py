@@ -29,7 +29,7 @@ required = _RequiredParameter()
 def _zeros_like(p):
     z = np.zeros(p._data.shape, p._data.dtype)
     if p.is_cuda:
-        from ..backends.cuda.tensor import from_host
+        from ..ops.cuda.tensor import from_host
 
         return from_host(z)
     return Tensor._make(z, -1, False)
@@ -224,7 +224,7 @@ class Optimizer:
                     else:
                         arr = np.array(host, p._data.dtype).reshape(p._data.shape)
                         if p.is_cuda:
-                            from ..backends.cuda.tensor import from_host
+                            from ..ops.cuda.tensor import from_host
 
                             val = from_host(arr)
                         else:

@@ -239,7 +239,7 @@ def host(a):
 def wrap(arr):
     """A saved array as a constant Tensor on its device (no slot, no gradient)."""
     if type(arr) is CudaArray:
-        from ...backends.cuda.tensor import CudaTensor
+        from ...ops.cuda.tensor import CudaTensor
 
         return CudaTensor._make(arr, -1, False)
     return Tensor._make(arr, -1, False)
@@ -248,7 +248,7 @@ def wrap(arr):
 def on_device(arr, cuda):
     """A constant Tensor holding host array `arr`, copied to the GPU if `cuda`."""
     if cuda:
-        from ...backends.cuda.tensor import from_host
+        from ...ops.cuda.tensor import from_host
 
         return from_host(arr)
     return Tensor._make(arr, -1, False)
@@ -259,7 +259,7 @@ def handle(arr, s):
     rg = bool(TAPE.S[s, S_RG])
     TAPE.handles[s] += 1
     if type(arr) is CudaArray:
-        from ...backends.cuda.tensor import CudaTensor
+        from ...ops.cuda.tensor import CudaTensor
 
         return CudaTensor._make(arr, s, rg)
     return Tensor._make(arr, s, rg)

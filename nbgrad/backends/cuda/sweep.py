@@ -8,7 +8,7 @@ CUDA row. Then:
   planner's host arena (offset for offset), reused across passes; leaf gradients are
   device arrays that become (or accumulate into) the leaves' `.grad`;
 * a tight Python loop walks the rows: a CUDA row launches its VJP kernels (the op's
-  declared `cuda_vjp`, or `ops.VJP` for older families)
+  declared `cuda_vjp`)
   asynchronously, back to back, with no synchronisation and no host copy; a run of CPU
   rows (a mixed graph, e.g. `x.cuda()` of a CPU result) goes to the compiled CPU sweep;
   only the `.cpu()`/`.cuda()` rows move gradients between host and device.
@@ -19,7 +19,7 @@ known when its kernel is launched, so no kernel needs zero-filled buffers.
 
 import numpy as np
 
-from ..._optable import OPS
+from ..._optable import BY_NAME, OPS
 from ...tape import R_IPOS, R_NIN, R_NOUT, S_NDIM, S_SHAPE, TAPE
 from ..cpu import dispatch
 from ..cpu.memory import address
@@ -27,8 +27,9 @@ from ..cpu.plan import ALIGN, finish
 from ..cpu.rowio import BCAST, settle
 from . import runtime as rt
 from .launch import launch
-from .ops import TO_CPU, TO_CUDA, VJP
 from .record import CUDA_DT
+
+TO_CUDA, TO_CPU = BY_NAME["to_cuda"], BY_NAME["to_cpu"]  # rows whose buffers cross devices
 
 _ARENA = [None]  # the device arena, reused across passes
 _CTX = np.zeros(dispatch.CTX_LEN, np.int64)
@@ -254,7 +255,7 @@ def _sweep(T, G, rows, dev):
             i += 1
         elif R[k, 1] >= CUDA_DT:
             if T.ginit[G.out(k, 0)]:  # else nothing flowed into this row
-                launcher = VJP.get(c) or OPS[c].cuda_vjp
+                launcher = OPS[c].cuda_vjp
                 if launcher is None:
                     raise AssertionError(f"internal error: no CUDA VJP for op code {c}")
                 launcher(G, k)
@@ -277,7 +278,7 @@ def run_custom(G, k):
     from ..._atomic import interruptible
     from ...autograd.grad_mode import no_grad
     from .kernels import build
-    from .ops import sum_to
+    from .primitives import sum_to
 
     T, E = G.T, G.E
     ctx = T.saved[k]
@@ -288,11 +289,11 @@ def run_custom(G, k):
     for j in range(int(G.R[k, R_NOUT])):
         s = G.out(k, j)
         if T.gaddr[s] and T.ginit[s]:
-            grads.append(as_tensor(_copy(G, s)))
+            grads.append(E.as_tensor(_copy(G, s)))
         elif ctx.materialize_grads:
             z = rt.empty(G.shape(s), np.float32 if T.S[s, 3] == 0 else np.float64)
             launch(K.fill, z.size, z.flat, 0)
-            grads.append(as_tensor(z))
+            grads.append(E.as_tensor(z))
         else:
             grads.append(None)
     with no_grad(), interruptible():
@@ -319,20 +320,3 @@ def run_custom(G, k):
             launch(K.store, gx.size, gx, src, acc)
         else:
             sum_to(src, g._data.shape, shape, gx, acc)
-
-
-def as_tensor(buf):
-    from .tensor import CudaTensor
-
-    return CudaTensor._make(buf, -1, False)
-
-
-def accumulate_grad(t, buf):
-    """`t.grad += buf` for a CUDA leaf (backward(inputs=...) with an existing .grad)."""
-    if t._grad is None:
-        t._grad = as_tensor(buf)
-        return
-    from .kernels import build
-
-    dst = t._grad._data
-    launch(build().store, dst.size, dst.flat, buf.flat, True)

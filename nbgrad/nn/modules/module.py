@@ -621,7 +621,7 @@ class Module:
 
         dev, dt = parse_to_args(args, kwargs.get("dtype"), kwargs.get("device"))
         if dev is not None and (dev.type == "cuda" or self._on_cuda()):
-            from ...backends.cuda.tensor import move_module
+            from ...ops.cuda.tensor import move_module
 
             move_module(self, dev)
         dt = _dtype.as_dtype(dt)

@@ -12,14 +12,15 @@ before any kernel runs); shape-only ops (flip, narrow, split, ...) copy nothing 
 import numpy as np
 
 from ..._optable import BY_NAME
+from ...backends.cuda import runtime as rt
+from ...backends.cuda.kernels import build as _kernels
+from ...backends.cuda.launch import launch
 from ...ops import indexing as _ix
 from ...ops import joins as _joins
 from ...ops import views as _views
 from ...ops.pointwise import broadcast_shapes
 from ...tensor import Tensor
-from . import runtime as rt
-from .kernels import build as _kernels
-from .ops import VJP, _tensor_cls, cast, device_error, launch, wrap
+from .forwards import _tensor_cls, cast, device_error, wrap
 
 
 def image(shape, start=0):
@@ -48,12 +49,6 @@ def _on_cuda(t, other="cuda:0"):
 
 
 # -- take: out = x.flat[pos] (ops/indexing.py), the forward of the view and join ops too ----
-_TAKE_OPS = list(_joins._VIEW.values())
-_TAKE_OPS += [BY_NAME[n] for n in ("slice", "select", "index_basic", "unsqueeze_index")]
-for _op in _TAKE_OPS:
-    VJP[_op.code] = _ix.cuda_vjp_take
-
-
 def positional(x, fn, op, *args):
     """fn(image of x, *args) gives the positions (or a tuple of them, one per output)."""
     r = fn(image(x._data.shape), *args)
@@ -140,7 +135,7 @@ def join(tensors, dim, stack):
     return wrap(out, tuple(ts), BY_NAME["stack" if stack else "cat"], saved=tuple(dpos))
 
 
-def _vjp_join(G, k):
+def vjp_join(G, k):
     g = G.cot(G.out(k, 0))
     for j, pos in enumerate(G.saved(k)):
         s = G.inp(k, j)
@@ -148,9 +143,6 @@ def _vjp_join(G, k):
             gx, acc = G.take(s)
             if gx.size:
                 launch(_kernels().take, gx.size, g, pos, gx, acc)
-
-
-VJP[BY_NAME["cat"].code] = VJP[BY_NAME["stack"].code] = _vjp_join
 
 
 # -- x[index] = value ---------------------------------------------------------------------------

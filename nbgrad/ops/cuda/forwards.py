@@ -1,11 +1,14 @@
-"""CUDA forwards and their VJP launchers, one per supported op.
+"""CUDA forwards and VJP launchers of the elementwise ops, casts and device moves, sum and
+mean, the flat views, permutes and expand, matmul, comparisons, where and the
+parametrised activations.
 
 Forwards validate in Python, allocate the output on the device, launch the kernel and
-record a CUDA row (`record.py`) under the op's ordinary code, so `grad_fn` names and the
-planner are shared with the CPU. `VJP[code]` is the launcher the GPU sweep calls for a
-CUDA row: it reads the row off the tape, takes gradient buffers from the sweep state `G`
-(`sweep.py`) and launches kernels; it never synchronises or copies to the host (except
-`.cpu()`'s VJP, whose cotangent lives on the host).
+record a CUDA row (`backends/cuda/record.py`) under the op's ordinary code, so `grad_fn`
+names and the planner are shared with the CPU. Each `vjp_*` here is the launcher an op
+declares as its `cuda_vjp` (through `ops.cuda.launcher`): the GPU sweep calls it for a
+CUDA row; it reads the row off the tape, takes gradient buffers from the sweep state `G`
+(`backends/cuda/sweep.py`) and launches kernels; it never synchronises or copies to the
+host (except `.cpu()`'s VJP, whose cotangent lives on the host).
 """
 
 import math
@@ -14,17 +17,17 @@ import numpy as np
 
 from ... import _dtype
 from ..._optable import BY_NAME
-from ...ops import elementwise as ew
-from ...ops.pointwise import _strides, broadcast_shapes, is_scalar
+from ...backends.cuda import runtime as rt
+from ...backends.cuda.codegen import build
+from ...backends.cuda.kernels import build as _kernels
+from ...backends.cuda.launch import launch
+from ...backends.cuda.primitives import bmm_launch, cstrides, dev_ints, reduce_dims, sum_to
+from ...backends.cuda.record import needs_record, record
 from ...tensor import Tensor, _wrap_dim
-from . import runtime as rt
-from .codegen import build
-from .kernels import build as _kernels
-from .launch import MAX_GRID_X, grid, launch, launch_grid
-from .record import needs_record, record
+from .. import elementwise as ew
+from ..pointwise import _strides, broadcast_shapes, is_scalar
 
-VJP = {}  # op code -> launcher(G, k)
-# the dtype and device moves are declared with `to` (ops/pointwise.py); their launchers here
+# the dtype and device moves are declared with `to` (ops/pointwise.py)
 TO_CUDA, TO_CPU, _TO = BY_NAME["to_cuda"], BY_NAME["to_cpu"], BY_NAME["to"]
 
 
@@ -60,21 +63,6 @@ def device_error(a, b):
 def _float(x, op):
     if x._data.dtype.kind != "f":
         raise rt.not_on_cuda(f"{op} on {x.dtype.name} tensors")
-
-
-_CACHE = {}
-
-
-def dev_ints(*vals):
-    """Small int64 device arrays (shapes, strides), cached by value."""
-    key = tuple(tuple(v) for v in vals)
-    r = _CACHE.get(key)
-    if r is None:
-        r = tuple(rt.cuda().to_device(np.array(list(v) or [0], np.int64)) for v in vals)
-        if len(_CACHE) > 4096:
-            _CACHE.clear()
-        _CACHE[key] = r
-    return r
 
 
 # -- transfers and casts ------------------------------------------------------------
@@ -147,7 +135,7 @@ def unary(name, x):
     return wrap(out, (x,), BY_NAME[name], saved=saved)
 
 
-def _vjp_unary(name):
+def vjp_unary(name):
     def vjp(G, k):
         sx = G.inp(k, 0)
         if not G.wants(sx):
@@ -219,7 +207,7 @@ def _tensor_tensor(name, a, b):
     return wrap(out, (a, b), BY_NAME[name], saved=saved)
 
 
-def _vjp_binary(name):
+def vjp_binary(name):
     def vjp(G, k):
         sy, sa, sb = G.out(k, 0), G.inp(k, 0), G.inp(k, 1)
         g = G.cot(sy)
@@ -247,7 +235,7 @@ def _vjp_binary(name):
     return vjp
 
 
-def _vjp_scalar(name, variant):
+def vjp_scalar(name, variant):
     def vjp(G, k):
         sx = G.inp(k, 0)
         if not G.wants(sx):
@@ -261,59 +249,7 @@ def _vjp_scalar(name, variant):
     return vjp
 
 
-for _n in ew.UNARY:
-    VJP[BY_NAME[_n].code] = _vjp_unary(_n)
-for _n in ew.BINARY:
-    VJP[BY_NAME[_n].code] = _vjp_binary(_n)
-    VJP[BY_NAME[_n + "_ts"].code] = _vjp_scalar(_n, "ts")
-    VJP[BY_NAME[_n + "_st"].code] = _vjp_scalar(_n, "st")
-
-
 # -- reductions --------------------------------------------------------------------------
-def _cstrides(shape):
-    st, run = [0] * len(shape), 1
-    for d in range(len(shape) - 1, -1, -1):
-        st[d] = run
-        run *= shape[d]
-    return st
-
-
-def reduce_dims(src, shape, dims, dst, acc, scale):
-    """dst (+)= scale * src (flat, C-contiguous `shape`) summed over `dims` (integer
-    tensors: int64 kernels, exact, scale 1)."""
-    st = _cstrides(shape)
-    keep = [d for d in range(len(shape)) if d not in dims]
-    kshp, kst = [shape[d] for d in keep], [st[d] for d in keep]
-    rshp, rst = [shape[d] for d in dims], [st[d] for d in dims]
-    nr = math.prod(rshp)
-    KK = _kernels()
-    ints = dst.dtype.kind != "f"
-    sum_all, sum_dims = (KK.isum_all, KK.isum_dims) if ints else (KK.sum_all, KK.sum_dims)
-    if ints:
-        scale = 1
-    if not keep:  # everything: per-block partial sums, then one block sums those
-        nb, tpb = grid(src.size)
-        if nb == 1:
-            launch_grid(sum_all, 1, tpb, src, dst, acc, scale)
-        else:
-            part = rt.cuda().device_array(nb, src.dtype)
-            launch_grid(sum_all, nb, tpb, src, part, False, 1)
-            launch_grid(sum_all, 1, tpb, part, dst, acc, scale)
-        return
-    args = dev_ints([1] + kshp, [0] + kst, [1] + rshp, [0] + rst)
-    L = rt.configure()
-    launch_grid(sum_dims, min(dst.size, L.max_blocks * 16), L.tpb, src, dst, *args, nr, acc, scale)
-
-
-def sum_to(full, ys, xs, gx, acc):
-    """Sum a gradient of broadcast shape `ys` down to the operand's shape `xs`."""
-    lead = len(ys) - len(xs)
-    dims = tuple(range(lead)) + tuple(
-        lead + i for i, d in enumerate(xs) if d == 1 and ys[lead + i] != 1
-    )
-    reduce_dims(full, ys, dims, gx, acc, 1.0)
-
-
 _RED = {
     ("sum", False): BY_NAME["sum"],
     ("sum", True): BY_NAME["sum_dim"],
@@ -358,21 +294,17 @@ def view(x, shape, name="view"):
     return wrap(x._data.reshape(shape), (x,), BY_NAME[name])
 
 
-def _vjp_flat(G, k):
+def vjp_flat(G, k):
     sx = G.inp(k, 0)
     if G.wants(sx):
         gx, acc = G.take(sx)
         launch(_kernels().store, gx.size, gx, G.cot(G.out(k, 0)), acc)
 
 
-for _n in ("view", "unsqueeze", "squeeze", "squeeze_dim", "clone"):
-    VJP[BY_NAME[_n].code] = _vjp_flat
-
-
 def permute(x, perm, name="permute"):
     """A copy with dims permuted (storage is always C-contiguous, as on the CPU)."""
     shape = x._data.shape
-    st = _cstrides(shape)
+    st = cstrides(shape)
     out_shape = tuple(shape[p] for p in perm)
     out = rt.empty(out_shape, x._data.dtype)
     shp, sst = dev_ints(out_shape, [st[p] for p in perm])
@@ -380,24 +312,20 @@ def permute(x, perm, name="permute"):
     return wrap(out, (x,), BY_NAME[name], iattrs=perm)
 
 
-def _vjp_permute(G, k):
+def vjp_permute(G, k):
     sx = G.inp(k, 0)
     if not G.wants(sx):
         return
     perm = G.iattrs(k)
     xs = G.shape(sx)
     ys = tuple(xs[p] for p in perm)
-    yst = _cstrides(ys)
+    yst = cstrides(ys)
     inv = [0] * len(perm)
     for i, p in enumerate(perm):
         inv[p] = i
     gx, acc = G.take(sx)
     shp, st = dev_ints(xs, [yst[inv[d]] for d in range(len(xs))])
     launch(_kernels().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, 1.0)
-
-
-for _n in ("permute", "transpose", "t"):
-    VJP[BY_NAME[_n].code] = _vjp_permute
 
 
 def expand(x, shape):
@@ -408,30 +336,16 @@ def expand(x, shape):
     return wrap(out, (x,), BY_NAME["expand"])
 
 
-def _vjp_expand(G, k):
+def vjp_expand(G, k):
     sx = G.inp(k, 0)
     if G.wants(sx):
         gx, acc = G.take(sx)
         sum_to(G.cot(G.out(k, 0)), G.shape(G.out(k, 0)), G.shape(sx), gx, acc)
 
 
-VJP[BY_NAME["expand"].code] = _vjp_expand
-
-
 # -- matmul -------------------------------------------------------------------------------
 _MM = {"mm": BY_NAME["matmul_mm"], "bmm": BY_NAME["matmul_bmm"]}
 _MM_FOLD = BY_NAME["matmul_batched"]
-
-
-def bmm_launch(A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc):
-    L = rt.configure()
-    T = L.tile
-    K = _kernels()
-    blocks = ((N + T - 1) // T, min((M + T - 1) // T, L.max_grid_yz), min(nb, L.max_grid_yz))
-    if blocks[0] > MAX_GRID_X:
-        raise RuntimeError(f"matmul: {N} columns are more than a CUDA grid holds")
-    kernel = K.bmm if C.dtype.kind == "f" else K.ibmm
-    launch_grid(kernel, blocks, (T, T), A, B, C, nb, M, Kd, N, ta, tb, sa, sb, acc)
 
 
 def matmul(a, b):
@@ -517,7 +431,7 @@ def _matmul_batched(a, b):
     return view(r, bs + r._data.shape[1:])
 
 
-def _vjp_matmul(G, k):
+def vjp_matmul(G, k):
     sa, sb = G.inp(k, 0), G.inp(k, 1)
     nb, M, Kd, N, _, _ = _MM_FOLD.unpack(G.iattrs(k))
     A, B = G.saved(k)
@@ -528,10 +442,6 @@ def _vjp_matmul(G, k):
     if G.wants(sb):  # dB = A^T @ g
         gb, acc = G.take(sb)
         bmm_launch(A, g, gb, nb, Kd, M, N, 1, 0, M * Kd, M * N, acc)
-
-
-for _op in (*_MM.values(), _MM_FOLD):
-    VJP[_op.code] = _vjp_matmul
 
 
 def linear(x, w, b=None):
@@ -613,7 +523,7 @@ def invert(x):
 def one_hot(t, num_classes):
     """F.one_hot: the indices are checked on the host (one copy: the CPU's checks need
     their min and max), the int64 result is written on the device."""
-    from ...ops.indexing import _one_hot_classes
+    from ..indexing import _one_hot_classes
 
     d = t._data
     if d.dtype != np.int64:
@@ -705,7 +615,7 @@ def activation(op, kind, x, p0, p1, p2):
     return wrap(out, (x,), op, iattrs=ia, fattrs=fa, saved=(d,))
 
 
-def _vjp_act(G, k):
+def vjp_act(G, k):
     sx = G.inp(k, 0)
     if not G.wants(sx):
         return
@@ -719,5 +629,3 @@ def _vjp_act(G, k):
 
 
 _ACT = BY_NAME["leaky_relu"]  # the attribute schema the activations share
-for _n in ("leaky_relu", "elu", "hardtanh", "softplus", "clamp"):
-    VJP[BY_NAME[_n].code] = _vjp_act

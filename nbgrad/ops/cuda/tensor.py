@@ -11,13 +11,13 @@ import numpy as np
 from ... import _dtype
 from ... import _versions as _ver
 from ...autograd.grad_mode import STATE
+from ...backends.cuda import runtime as rt
 from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
 from ...ops.views import _infer, as_shape
 from ...tape import MAXD, too_many_dims
 from ...tensor import COMPOSITE_METHODS, Tensor, _wrap_dim, replace_data
-from . import ops
-from . import runtime as rt
+from . import forwards as fw
 
 _CUDA0 = None
 
@@ -63,7 +63,7 @@ class CudaTensor(Tensor):
         return self
 
     def cpu(self):
-        return ops.to_cpu(self)
+        return fw.to_cpu(self)
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
         from ...device import parse_to_args
@@ -71,16 +71,16 @@ class CudaTensor(Tensor):
         dev, dt = parse_to_args(args, dtype, device)
         dt = _dtype.as_dtype(dt)
         if dev is not None and dev.type == "cpu":
-            return ops.to_cpu(self, dt)
+            return fw.to_cpu(self, dt)
         if dt is None or dt is self.dtype:
-            return ops.clone(self) if copy else self
-        return ops.cast(self, dt)
+            return fw.clone(self) if copy else self
+        return fw.cast(self, dt)
 
     def float(self):
-        return ops.cast(self, _dtype.float32)
+        return fw.cast(self, _dtype.float32)
 
     def double(self):
-        return ops.cast(self, _dtype.float64)
+        return fw.cast(self, _dtype.float64)
 
     # -- data access ---------------------------------------------------------------------
     def numpy(self, *, force=False):
@@ -119,7 +119,7 @@ class CudaTensor(Tensor):
         return CudaTensor._make(self._data, -1, False)
 
     def clone(self, *, memory_format=None):
-        return ops.clone(self)
+        return fw.clone(self)
 
     def contiguous(self, memory_format=None):
         return self
@@ -155,7 +155,7 @@ class CudaTensor(Tensor):
         if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
             return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         d = self._data
-        ops.launch(ops._kernels().fill, d.size, d.flat, d.dtype.type(v))
+        fw.launch(fw._kernels().fill, d.size, d.flat, d.dtype.type(v))
         self._version += 1
         return self
 
@@ -168,7 +168,7 @@ class CudaTensor(Tensor):
                 f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                 f"shape {list(result._data.shape)}"
             )
-        ops.launch(ops._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
+        fw.launch(fw._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
         _ver.bump(self._data)
         if _vb.is_view(self):  # a view: its base sees the write
             _vb.write_back(self, False, index)
@@ -178,18 +178,18 @@ class CudaTensor(Tensor):
 
     def _inplace(self, name, other):
         self._check_inplace()
-        return self._assign(ops.binary(name, self, other))
+        return self._assign(fw.binary(name, self, other))
 
     def copy_(self, src):
         self._check_inplace()
         if not isinstance(src, Tensor):
             src = from_host(np.asarray(src, self._data.dtype))
         elif not src.is_cuda:
-            src = ops.to_cuda(src)
-        src = ops.cast(src, self.dtype)
+            src = fw.to_cuda(src)
+        src = fw.cast(src, self.dtype)
         if src._data.shape != self._data.shape:
             src = src.expand(self._data.shape)
-        return self._assign(ops.clone(src) if src._rg else src)
+        return self._assign(fw.clone(src) if src._rg else src)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
         self._check_inplace()
@@ -211,66 +211,66 @@ class CudaTensor(Tensor):
 
     # -- arithmetic -----------------------------------------------------------------------
     def __add__(self, other):
-        return ops.binary("add", self, other)
+        return fw.binary("add", self, other)
 
     def __radd__(self, other):
-        return ops.binary("add", other, self)
+        return fw.binary("add", other, self)
 
     def __sub__(self, other):
-        return ops.binary("sub", self, other)
+        return fw.binary("sub", self, other)
 
     def __rsub__(self, other):
-        return ops.binary("sub", other, self)
+        return fw.binary("sub", other, self)
 
     def __mul__(self, other):
-        return ops.binary("mul", self, other)
+        return fw.binary("mul", self, other)
 
     def __rmul__(self, other):
-        return ops.binary("mul", other, self)
+        return fw.binary("mul", other, self)
 
     def __truediv__(self, other):
-        return ops.binary("div", self, other)
+        return fw.binary("div", self, other)
 
     def __rtruediv__(self, other):
-        return ops.binary("div", other, self)
+        return fw.binary("div", other, self)
 
     def __pow__(self, other):
-        return ops.binary("pow", self, other)
+        return fw.binary("pow", self, other)
 
     def __rpow__(self, other):
-        return ops.binary("pow", other, self)
+        return fw.binary("pow", other, self)
 
     def __neg__(self):
-        return ops.unary("neg", self)
+        return fw.unary("neg", self)
 
     def __abs__(self):
-        return ops.unary("abs", self)
+        return fw.unary("abs", self)
 
     def add(self, other, *, alpha=1):
-        return ops.binary("add", self, other if alpha == 1 else other * alpha)
+        return fw.binary("add", self, other if alpha == 1 else other * alpha)
 
     def sub(self, other, *, alpha=1):
-        return ops.binary("sub", self, other if alpha == 1 else other * alpha)
+        return fw.binary("sub", self, other if alpha == 1 else other * alpha)
 
     def mul(self, other):
-        return ops.binary("mul", self, other)
+        return fw.binary("mul", self, other)
 
     def div(self, other):
-        return ops.binary("div", self, other)
+        return fw.binary("div", self, other)
 
     def pow(self, exponent):
-        return ops.binary("pow", self, exponent)
+        return fw.binary("pow", self, exponent)
 
     multiply, divide, subtract, true_divide = mul, div, sub, div
 
     def maximum(self, other):
-        return ops.binary("maximum", self, other)
+        return fw.binary("maximum", self, other)
 
     def minimum(self, other):
-        return ops.binary("minimum", self, other)
+        return fw.binary("minimum", self, other)
 
     def atan2(self, other):
-        return ops.binary("atan2", self, other)
+        return fw.binary("atan2", self, other)
 
     arctan2 = atan2
 
@@ -293,13 +293,13 @@ class CudaTensor(Tensor):
 
     # -- reductions, shapes, linear algebra, softmax -------------------------------------------
     def sum(self, dim=None, keepdim=False, *, dtype=None):
-        return ops.reduce("sum", self, dim, keepdim, dtype)
+        return fw.reduce("sum", self, dim, keepdim, dtype)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return ops.reduce("mean", self, dim, keepdim, dtype)
+        return fw.reduce("mean", self, dim, keepdim, dtype)
 
     def reshape(self, *shape):
-        return ops.view(self, _infer(as_shape(shape), self._data.size))
+        return fw.view(self, _infer(as_shape(shape), self._data.size))
 
     view = reshape
 
@@ -311,50 +311,50 @@ class CudaTensor(Tensor):
     def flatten(self, start_dim=0, end_dim=-1):
         s = self._data.shape
         if not s:
-            return ops.view(self, (1,))
+            return fw.view(self, (1,))
         a, b = _wrap_dim(start_dim, len(s)), _wrap_dim(end_dim, len(s))
         n = 1
         for d in s[a : b + 1]:
             n *= d
-        return ops.view(self, s[:a] + (n,) + s[b + 1 :])
+        return fw.view(self, s[:a] + (n,) + s[b + 1 :])
 
     def unsqueeze(self, dim):
         s = self._data.shape
         d = _wrap_dim(dim, len(s) + 1)
-        return ops.view(self, s[:d] + (1,) + s[d:], "unsqueeze")
+        return fw.view(self, s[:d] + (1,) + s[d:], "unsqueeze")
 
     def squeeze(self, dim=None):
         s = self._data.shape
         if dim is None:
-            return ops.view(self, tuple(x for x in s if x != 1), "squeeze")
+            return fw.view(self, tuple(x for x in s if x != 1), "squeeze")
         d = _wrap_dim(dim, len(s))
         keep = s if s and s[d] != 1 else s[:d] + s[d + 1 :]
-        return ops.view(self, keep, "squeeze_dim")
+        return fw.view(self, keep, "squeeze_dim")
 
     def permute(self, *dims):
         n = self._data.ndim
         perm = tuple(_wrap_dim(d, n) for d in as_shape(dims))
         if sorted(perm) != list(range(n)):
             raise RuntimeError("permute(): dims must be a permutation of the tensor's dims")
-        return ops.permute(self, perm)
+        return fw.permute(self, perm)
 
     def transpose(self, dim0, dim1):
         n = self._data.ndim
         perm = list(range(n))
         a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
         perm[a], perm[b] = perm[b], perm[a]
-        return ops.permute(self, tuple(perm), "transpose")
+        return fw.permute(self, tuple(perm), "transpose")
 
     def t(self):
         if self._data.ndim > 2:
             raise RuntimeError(
                 f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
             )
-        return ops.permute(self, tuple(range(self._data.ndim))[::-1], "t")
+        return fw.permute(self, tuple(range(self._data.ndim))[::-1], "t")
 
     @property
     def T(self):
-        return ops.permute(self, tuple(range(self._data.ndim))[::-1])
+        return fw.permute(self, tuple(range(self._data.ndim))[::-1])
 
     @property
     def mT(self):
@@ -372,13 +372,13 @@ class CudaTensor(Tensor):
                 f"The expanded size of the tensor must match the existing size at "
                 f"non-singleton dimension: {list(s)} to {list(sizes)}"
             )
-        return ops.expand(self, shape)
+        return fw.expand(self, shape)
 
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def matmul(self, other):
-        return ops.matmul(self, other)
+        return fw.matmul(self, other)
 
     __matmul__ = mm = bmm = matmul
 
@@ -388,37 +388,37 @@ class CudaTensor(Tensor):
         return dot(self, other)
 
     def __rmatmul__(self, other):
-        return ops.matmul(other, self)
+        return fw.matmul(other, self)
 
     def outer(self, other):
         return self.reshape(-1, 1) * other.reshape(1, -1)
 
     def masked_fill(self, mask, value):
-        return ops.where(mask, value, self)
+        return fw.where(mask, value, self)
 
     def masked_select(self, mask):
         return _index().masked_select(self, mask)
 
     # -- bitwise (bool and integer tensors) -------------------------------------------------
     def __invert__(self):
-        return ops.invert(self)
+        return fw.invert(self)
 
     def __and__(self, other):
-        return ops.compare("and", self, other)
+        return fw.compare("and", self, other)
 
     def __or__(self, other):
-        return ops.compare("or", self, other)
+        return fw.compare("or", self, other)
 
     def __xor__(self, other):
-        return ops.compare("xor", self, other)
+        return fw.compare("xor", self, other)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def argmax(self, dim=None, keepdim=False):
-        return ops.arg_best(self, dim, keepdim, True)
+        return fw.arg_best(self, dim, keepdim, True)
 
     def argmin(self, dim=None, keepdim=False):
-        return ops.arg_best(self, dim, keepdim, False)
+        return fw.arg_best(self, dim, keepdim, False)
 
     def softmax(self, dim, dtype=None):
         from ...ops.softmax import softmax
@@ -463,7 +463,7 @@ class CudaTensor(Tensor):
 
     # -- selection and parametrised activations -------------------------------------------
     def where(self, condition, other):
-        return ops.where(condition, self, other)
+        return fw.where(condition, self, other)
 
     def clamp(self, min=None, max=None):  # noqa: A002
         from ...ops.activations import clamp
@@ -562,7 +562,7 @@ def _index():
 
 def _unary_method(name):
     def f(self):
-        return ops.unary(name, self)
+        return fw.unary(name, self)
 
     f.__name__ = name
     return f
@@ -581,7 +581,7 @@ CudaTensor.negative = CudaTensor.neg
 
 def _compare_method(name):
     def f(self, other):
-        return ops.compare(name, self, other)
+        return fw.compare(name, self, other)
 
     f.__name__ = name
     return f
@@ -619,7 +619,7 @@ for _n in ("long", "int", "bool"):
     setattr(
         CudaTensor,
         _n,
-        (lambda dt: lambda self: ops.cast(self, dt))(
+        (lambda dt: lambda self: fw.cast(self, dt))(
             {"long": _dtype.int64, "int": _dtype.int32, "bool": _dtype.bool_}[_n]
         ),
     )
@@ -689,3 +689,20 @@ def move_module(module, dev):
             for t in reg.values():
                 if t is not None:
                     move_(t, to_cuda)
+
+
+def as_tensor(buf):
+    """A gradient buffer of the GPU sweep (a CudaArray) as a CUDA tensor."""
+    return CudaTensor._make(buf, -1, False)
+
+
+def accumulate_grad(t, buf):
+    """`t.grad += buf` for a CUDA leaf (backward(inputs=...) with an existing .grad)."""
+    if t._grad is None:
+        t._grad = as_tensor(buf)
+        return
+    from ...backends.cuda.kernels import build
+    from ...backends.cuda.launch import launch
+
+    dst = t._grad._data
+    launch(build().store, dst.size, dst.flat, buf.flat, True)

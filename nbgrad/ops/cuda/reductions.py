@@ -13,14 +13,15 @@ import math
 
 from ... import _dtype
 from ..._optable import BY_NAME
+from ...backends.cuda import kernels as K
+from ...backends.cuda import runtime as rt
+from ...backends.cuda.kernels import build as _kernels
+from ...backends.cuda.launch import launch
 from ...ops import indexing as _ix
 from ...ops import reduce as _red
 from ...ops import select as _sel
 from ...tensor import Tensor, _wrap_dim
-from . import kernels as K
-from . import runtime as rt
-from .kernels import build as _kernels
-from .ops import _float, _tensor_cls, arg_best, binary, cast, launch, permute, wrap
+from .forwards import _float, _tensor_cls, arg_best, binary, cast, permute, wrap
 
 
 def line_layout(shape, dims):

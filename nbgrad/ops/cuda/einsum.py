@@ -19,8 +19,8 @@ import numpy as np
 
 from ... import _dtype
 from ...ops import indexing as _ix
+from .forwards import cast, matmul, permute, reduce, view
 from .index import image
-from .ops import cast, matmul, permute, reduce, view
 
 
 def _to_order(t, sub, order):
