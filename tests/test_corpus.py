@@ -81,7 +81,7 @@ def finite(v):
 
 @pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
 @pytest.mark.filterwarnings("ignore:std\\(\\). degrees of freedom:UserWarning")  # edge_values
-@pytest.mark.parametrize("name", params())
+@pytest.mark.parametrize("name", list(params()))  # a list: pytest 10 refuses generators
 def test_program(name):
     prog = program(name)
     got = plain(prog.run(nbgrad))
