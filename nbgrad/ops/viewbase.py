@@ -299,10 +299,7 @@ def store(t, values):
 
 
 # -- CUDA tensors: their view methods compute on the device, so they are wrapped here --------
-_CUDA_VIEWS = (
-    "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
-    "transpose", "t", "expand", "expand_as", "narrow", "movedim", "moveaxis",
-)  # fmt: skip
+_CUDA_VIEWS = ("narrow", "movedim", "moveaxis")  # (the others are Tensor's: views.py)
 _CUDA_MULTI = {"split": "Split", "chunk": "Split", "unbind": "Unbind"}
 
 
@@ -350,12 +347,5 @@ def wrap_cuda_views(cls):
     for name in _CUDA_MULTI:
         setattr(cls, name, _cuda_multi(name, getattr(cls, name)))
     cls.__getitem__ = _cuda_getitem(cls.__getitem__)
-    for prop in ("T", "mT"):
-        get = getattr(cls, prop).fget
-        setattr(cls, prop, property(lambda self, g=get, p=prop: mark(g(self), self, _attr(p))))
     cls.detach = lambda self, d=cls.detach: alias(self, d(self))
     cls.data = property(lambda self, g=cls.data.fget: alias(self, g(self)), cls.data.fset)
-
-
-def _attr(name):
-    return lambda t: getattr(t, name)

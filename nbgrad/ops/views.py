@@ -282,14 +282,29 @@ def _infer(shape, numel):
     return tuple(shape)
 
 
+def _cuda():
+    from .cuda import forwards
+
+    return forwards
+
+
 def _flat(x, new_shape, name):
-    out = x._data.reshape(new_shape)
-    return mark(emit(_FLAT[name], out, (x,)), x, lambda t: _flat(t, new_shape, name))
+    if x.is_cuda:  # the same device buffer, another shape
+        y = _cuda().view(x, new_shape, name)
+    else:
+        y = emit(_FLAT[name], x._data.reshape(new_shape), (x,))
+    return mark(y, x, lambda t: _flat(t, new_shape, name))
+
+
+def _cuda_permute(x, perm, name, take):
+    """A CUDA tensor's permuted dims: a copy (device storage stays C-contiguous), recorded
+    as a view of x for in-place writes (viewbase.py)."""
+    return mark(_cuda().permute(x, tuple(perm), name), x, take)
 
 
 def reshape(x, shape, node=None):
     shape = _infer(as_shape(shape) if isinstance(shape, (tuple, list)) else (shape,), x._data.size)
-    if shape == x._data.shape and not x._rg:
+    if shape == x._data.shape and not x._rg and not x.is_cuda:
         return mark(Tensor._make(x._data, -1, False), x, same)
     return _flat(x, shape, "view")
 
@@ -340,6 +355,8 @@ def _strided(x, view, name, take):
 
 
 def t(x):
+    if x.is_cuda:
+        return _cuda_permute(x, range(x._data.ndim - 1, -1, -1), "t", t)
     if x._data.ndim < 2:
         return _strided(x, x._data, "t", t)
     return _strided(x, x._data.T, "t", t)
@@ -347,11 +364,14 @@ def t(x):
 
 def transpose(x, dim0, dim1):
     nd = x._data.ndim
-    if nd == 0:
+    if nd == 0 and not x.is_cuda:
         return x if not x._rg else _strided(x, x._data, "transpose", same)
     d0, d1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     perm = list(range(nd))
-    perm[d0], perm[d1] = perm[d1], perm[d0]
+    if nd:
+        perm[d0], perm[d1] = perm[d1], perm[d0]
+    if x.is_cuda:
+        return _cuda_permute(x, perm, "transpose", lambda t: transpose(t, d0, d1))
     return _strided(x, x._data.transpose(perm), "transpose", lambda t: transpose(t, d0, d1))
 
 
@@ -366,6 +386,8 @@ def permute(x, dims):
     w = [_wrap_dim(d, nd) for d in dims]
     if len(set(w)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
+    if x.is_cuda:
+        return _cuda_permute(x, w, "permute", lambda t: permute(t, w))
     return _strided(x, x._data.transpose(w), "permute", lambda t: permute(t, w))
 
 
@@ -398,6 +420,8 @@ def expand(x, sizes):
             )
         target.append(s)
     target = tuple(target)
+    if x.is_cuda:  # a copy, recorded as a view that overlaps itself
+        return mark(_cuda().expand(x, target), x, lambda t: expand(t, target), True)
     return _strided(x, np.broadcast_to(x._data, target), "expand", lambda t: expand(t, target))
 
 

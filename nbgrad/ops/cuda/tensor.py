@@ -14,9 +14,9 @@ from ...autograd.grad_mode import STATE
 from ...backends.cuda import runtime as rt
 from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
-from ...ops.views import _infer, as_shape
+from ...ops.views import as_shape
 from ...tape import MAXD, too_many_dims
-from ...tensor import COMPOSITE_METHODS, Tensor, _wrap_dim, replace_data
+from ...tensor import COMPOSITE_METHODS, Tensor, replace_data
 from . import forwards as fw
 
 _CUDA0 = None
@@ -298,85 +298,6 @@ class CudaTensor(Tensor):
     def mean(self, dim=None, keepdim=False, *, dtype=None):
         return fw.reduce("mean", self, dim, keepdim, dtype)
 
-    def reshape(self, *shape):
-        return fw.view(self, _infer(as_shape(shape), self._data.size))
-
-    view = reshape
-
-    def view_as(self, other):
-        return self.reshape(other.shape)
-
-    reshape_as = view_as
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        s = self._data.shape
-        if not s:
-            return fw.view(self, (1,))
-        a, b = _wrap_dim(start_dim, len(s)), _wrap_dim(end_dim, len(s))
-        n = 1
-        for d in s[a : b + 1]:
-            n *= d
-        return fw.view(self, s[:a] + (n,) + s[b + 1 :])
-
-    def unsqueeze(self, dim):
-        s = self._data.shape
-        d = _wrap_dim(dim, len(s) + 1)
-        return fw.view(self, s[:d] + (1,) + s[d:], "unsqueeze")
-
-    def squeeze(self, dim=None):
-        s = self._data.shape
-        if dim is None:
-            return fw.view(self, tuple(x for x in s if x != 1), "squeeze")
-        d = _wrap_dim(dim, len(s))
-        keep = s if s and s[d] != 1 else s[:d] + s[d + 1 :]
-        return fw.view(self, keep, "squeeze_dim")
-
-    def permute(self, *dims):
-        n = self._data.ndim
-        perm = tuple(_wrap_dim(d, n) for d in as_shape(dims))
-        if sorted(perm) != list(range(n)):
-            raise RuntimeError("permute(): dims must be a permutation of the tensor's dims")
-        return fw.permute(self, perm)
-
-    def transpose(self, dim0, dim1):
-        n = self._data.ndim
-        perm = list(range(n))
-        a, b = _wrap_dim(dim0, n), _wrap_dim(dim1, n)
-        perm[a], perm[b] = perm[b], perm[a]
-        return fw.permute(self, tuple(perm), "transpose")
-
-    def t(self):
-        if self._data.ndim > 2:
-            raise RuntimeError(
-                f"t() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
-            )
-        return fw.permute(self, tuple(range(self._data.ndim))[::-1], "t")
-
-    @property
-    def T(self):
-        return fw.permute(self, tuple(range(self._data.ndim))[::-1])
-
-    @property
-    def mT(self):
-        return self.transpose(-2, -1)
-
-    def expand(self, *sizes):
-        sizes = as_shape(sizes)
-        s = self._data.shape
-        lead = len(sizes) - len(s)
-        shape = tuple(s[i - lead] if (d == -1 and i >= lead) else d for i, d in enumerate(sizes))
-        from ...ops.pointwise import broadcast_shapes
-
-        if lead < 0 or broadcast_shapes(s, shape) != shape:
-            raise RuntimeError(
-                f"The expanded size of the tensor must match the existing size at "
-                f"non-singleton dimension: {list(s)} to {list(sizes)}"
-            )
-        return fw.expand(self, shape)
-
-    def expand_as(self, other):
-        return self.expand(other.shape)
-
     def matmul(self, other):
         return fw.matmul(self, other)
 
@@ -601,6 +522,9 @@ def _missing(name):
 
 # everything else a CPU Tensor offers: a clear error, never the host path
 _KEEP = {
+    # device-neutral: their ops validate once and pick the device's kernels
+    "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
+    "transpose", "t", "expand", "expand_as",
     "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
     "backward", "register_hook", "dtype", "shape", "size", "dim", "ndim", "numel",
     "nelement", "is_floating_point", "element_size", "is_contiguous", "detach_", "type",
