@@ -209,71 +209,6 @@ class CudaTensor(Tensor):
         self._check_inplace()
         return self._assign(self.index_put(indices, values, accumulate))
 
-    # -- arithmetic -----------------------------------------------------------------------
-    def __add__(self, other):
-        return fw.binary("add", self, other)
-
-    def __radd__(self, other):
-        return fw.binary("add", other, self)
-
-    def __sub__(self, other):
-        return fw.binary("sub", self, other)
-
-    def __rsub__(self, other):
-        return fw.binary("sub", other, self)
-
-    def __mul__(self, other):
-        return fw.binary("mul", self, other)
-
-    def __rmul__(self, other):
-        return fw.binary("mul", other, self)
-
-    def __truediv__(self, other):
-        return fw.binary("div", self, other)
-
-    def __rtruediv__(self, other):
-        return fw.binary("div", other, self)
-
-    def __pow__(self, other):
-        return fw.binary("pow", self, other)
-
-    def __rpow__(self, other):
-        return fw.binary("pow", other, self)
-
-    def __neg__(self):
-        return fw.unary("neg", self)
-
-    def __abs__(self):
-        return fw.unary("abs", self)
-
-    def add(self, other, *, alpha=1):
-        return fw.binary("add", self, other if alpha == 1 else other * alpha)
-
-    def sub(self, other, *, alpha=1):
-        return fw.binary("sub", self, other if alpha == 1 else other * alpha)
-
-    def mul(self, other):
-        return fw.binary("mul", self, other)
-
-    def div(self, other):
-        return fw.binary("div", self, other)
-
-    def pow(self, exponent):
-        return fw.binary("pow", self, exponent)
-
-    multiply, divide, subtract, true_divide = mul, div, sub, div
-
-    def maximum(self, other):
-        return fw.binary("maximum", self, other)
-
-    def minimum(self, other):
-        return fw.binary("minimum", self, other)
-
-    def atan2(self, other):
-        return fw.binary("atan2", self, other)
-
-    arctan2 = atan2
-
     def add_(self, other, *, alpha=1):
         return self._inplace("add", other if alpha == 1 else other * alpha)
 
@@ -481,25 +416,6 @@ def _index():
     return index
 
 
-def _unary_method(name):
-    def f(self):
-        return fw.unary(name, self)
-
-    f.__name__ = name
-    return f
-
-
-for _n in ew.UNARY:
-    if _n not in ("gelu_tanh",):
-        setattr(CudaTensor, _n, _unary_method(_n))
-CudaTensor.arcsin, CudaTensor.arccos, CudaTensor.arctan = (
-    CudaTensor.asin,
-    CudaTensor.acos,
-    CudaTensor.atan,
-)
-CudaTensor.negative = CudaTensor.neg
-
-
 def _compare_method(name):
     def f(self, other):
         return fw.compare(name, self, other)
@@ -523,6 +439,9 @@ def _missing(name):
 # everything else a CPU Tensor offers: a clear error, never the host path
 _KEEP = {
     # device-neutral: their ops validate once and pick the device's kernels
+    "add", "sub", "mul", "div", "pow", "multiply", "divide", "subtract", "true_divide",
+    "maximum", "minimum", "atan2", "arctan2", "neg", "negative", *ew.UNARY,
+    "arcsin", "arccos", "arctan",
     "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
     "transpose", "t", "expand", "expand_as",
     "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
