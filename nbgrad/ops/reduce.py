@@ -314,13 +314,13 @@ def _reduce(x, dim, keepdim, dtype, mean):
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     if getattr(x, "is_cuda", False):
-        return x.sum(dim, keepdim, dtype=dtype)
+        return _cuda_forwards().reduce("sum", x, dim, keepdim, dtype)
     return _reduce(x, dim, keepdim, dtype, False)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
     if getattr(x, "is_cuda", False):
-        return x.mean(dim, keepdim, dtype=dtype)
+        return _cuda_forwards().reduce("mean", x, dim, keepdim, dtype)
     return _reduce(x, dim, keepdim, dtype, True)
 
 
@@ -526,6 +526,12 @@ def _cuda_lines():
     return lines
 
 
+def _cuda_forwards():
+    from .cuda import forwards
+
+    return forwards
+
+
 def _layout(shape, d):
     outer = int(np.prod(shape[:d], dtype=np.int64))
     inner = int(np.prod(shape[d + 1 :], dtype=np.int64))
@@ -536,7 +542,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "prod")
     if x.is_cuda:
-        return x.prod(dim, keepdim, dtype=dtype)
+        return _cuda_lines().prod(x, dim, keepdim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data
@@ -622,7 +628,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     x = input
     _float_check(x, "logsumexp")
     if x.is_cuda:
-        return x.logsumexp(dim, keepdim)
+        return _cuda_lines().logsumexp(x, dim, keepdim)
     data = x._data
     if data.dtype.kind != "f":
         data = data.astype(_dtype.get_default_dtype().np)
@@ -646,7 +652,7 @@ def cumsum(input, dim, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "cumsum")
     if x.is_cuda:
-        return x.cumsum(dim, dtype=dtype)
+        return _cuda_lines().cumsum(x, dim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data

@@ -33,7 +33,18 @@ from ..backends.cpu.rowio import (
 from ..tensor import Tensor, _wrap_dim
 from . import indexing
 from .recording import emit
-from .reduce import DIMS, _dims, _reduced_strides, bit_dims, cuda_vjp_lines, dim_bits, reduced, ties
+from .reduce import (
+    DIMS,
+    _cuda_forwards,
+    _cuda_lines,
+    _dims,
+    _reduced_strides,
+    bit_dims,
+    cuda_vjp_lines,
+    dim_bits,
+    reduced,
+    ties,
+)
 
 COND = attrs("cond")  # where: the address of the condition, as uint8 (0 on a CUDA row,
 # which keeps it among its saved arrays)
@@ -136,14 +147,14 @@ def _amax(x, dim, keepdim, is_max, node):
 def amax(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amax")
     if input.is_cuda:
-        return input.amax(dim, keepdim)
+        return _cuda_lines().amax(input, dim, keepdim, True)
     return _amax(input, dim if dim != () else None, keepdim, True, "AmaxBackward0")
 
 
 def amin(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amin")
     if input.is_cuda:
-        return input.amin(dim, keepdim)
+        return _cuda_lines().amax(input, dim, keepdim, False)
     return _amax(input, dim if dim != () else None, keepdim, False, "AminBackward0")
 
 
@@ -151,7 +162,7 @@ def _max_min(is_max, input, dim=None, keepdim=False, *, other=None):  # noqa: A0
     name = "max" if is_max else "min"
     _check_tensor(input, name)
     if input.is_cuda and other is None:
-        return input.max(dim, keepdim) if is_max else input.min(dim, keepdim)
+        return _cuda_lines().max_min(is_max, input, dim, keepdim)
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:
@@ -225,13 +236,13 @@ def _arg(is_max, input, dim=None, keepdim=False):  # noqa: A002
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     if getattr(input, "is_cuda", False):
-        return input.argmax(dim, keepdim)
+        return _cuda_forwards().arg_best(input, dim, keepdim, True)
     return _arg(True, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
     if getattr(input, "is_cuda", False):
-        return input.argmin(dim, keepdim)
+        return _cuda_forwards().arg_best(input, dim, keepdim, False)
     return _arg(False, input, dim, keepdim)
 
 

@@ -226,22 +226,10 @@ class CudaTensor(Tensor):
 
     __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
-    # -- reductions, shapes, linear algebra, softmax -------------------------------------------
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        return fw.reduce("sum", self, dim, keepdim, dtype)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        return fw.reduce("mean", self, dim, keepdim, dtype)
-
     def matmul(self, other):
         return fw.matmul(self, other)
 
     __matmul__ = mm = bmm = matmul
-
-    def dot(self, other):
-        from ...ops.linalg import dot
-
-        return dot(self, other)
 
     def __rmatmul__(self, other):
         return fw.matmul(other, self)
@@ -270,69 +258,9 @@ class CudaTensor(Tensor):
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
-    def argmax(self, dim=None, keepdim=False):
-        return fw.arg_best(self, dim, keepdim, True)
-
-    def argmin(self, dim=None, keepdim=False):
-        return fw.arg_best(self, dim, keepdim, False)
-
-    def softmax(self, dim, dtype=None):
-        from ...ops.softmax import softmax
-
-        return softmax(self, dim, dtype)
-
-    def log_softmax(self, dim, dtype=None):
-        from ...ops.softmax import log_softmax
-
-        return log_softmax(self, dim, dtype)
-
-    # -- reductions along dims, selection, scans (reductions.py) ------------------------------
-    def max(self, dim=None, keepdim=False):
-        return _lines().max_min(True, self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        return _lines().max_min(False, self, dim, keepdim)
-
-    def amax(self, dim=(), keepdim=False):
-        return _lines().amax(self, dim, keepdim, True)
-
-    def amin(self, dim=(), keepdim=False):
-        return _lines().amax(self, dim, keepdim, False)
-
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        return _lines().prod(self, dim, keepdim, dtype)
-
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _lines().var(self, dim, unbiased, keepdim, correction)
-
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _lines().var(self, dim, unbiased, keepdim, correction, True)
-
-    def norm(self, p="fro", dim=None, keepdim=False):
-        return _lines().norm(self, p, dim, keepdim)
-
-    def logsumexp(self, dim, keepdim=False):
-        return _lines().logsumexp(self, dim, keepdim)
-
-    def cumsum(self, dim, *, dtype=None):
-        return _lines().cumsum(self, dim, dtype)
-
     # -- selection and parametrised activations -------------------------------------------
     def where(self, condition, other):
         return fw.where(condition, self, other)
-
-    def clamp(self, min=None, max=None):  # noqa: A002
-        from ...ops.activations import clamp
-
-        return clamp(self, min, max)
-
-    clip = clamp
-
-    def clamp_min(self, min):  # noqa: A002
-        return self.clamp(min, None)
-
-    def clamp_max(self, max):  # noqa: A002
-        return self.clamp(None, max)
 
     # -- indexing and joins (index.py): gathers by positions computed on the host ----------
     def __getitem__(self, index):
@@ -340,36 +268,6 @@ class CudaTensor(Tensor):
 
     def __setitem__(self, index, value):
         _index().setitem(self, index, value)
-
-    def gather(self, dim, index):
-        from ...ops.indexing import gather
-
-        return gather(self, dim, index)
-
-    def take_along_dim(self, indices, dim=None):
-        from ...ops.indexing import take_along_dim
-
-        return take_along_dim(self, indices, dim)
-
-    def index_select(self, dim, index):
-        from ...ops.indexing import index_select
-
-        return index_select(self, dim, index)
-
-    def scatter_add(self, dim, index, src):
-        from ...ops.indexing import scatter_add
-
-        return scatter_add(self, dim, index, src)
-
-    def index_add(self, dim, index, source, *, alpha=1):
-        from ...ops.indexing import index_add
-
-        return index_add(self, dim, index, source, alpha=alpha)
-
-    def index_put(self, indices, values, accumulate=False):
-        from ...ops.indexing import index_put
-
-        return index_put(self, tuple(indices), values, accumulate)
 
     def split(self, split_size, dim=0):
         return _index().shape_op("split", self, split_size, dim)
@@ -441,7 +339,10 @@ _KEEP = {
     # device-neutral: their ops validate once and pick the device's kernels
     "add", "sub", "mul", "div", "pow", "multiply", "divide", "subtract", "true_divide",
     "maximum", "minimum", "atan2", "arctan2", "neg", "negative", *ew.UNARY,
-    "arcsin", "arccos", "arctan",
+    "arcsin", "arccos", "arctan", "sum", "mean", "dot", "argmax", "argmin", "softmax",
+    "log_softmax", "max", "min", "amax", "amin", "prod", "var", "std", "norm", "logsumexp",
+    "cumsum", "clamp", "clip", "clamp_min", "clamp_max", "gather", "take_along_dim",
+    "index_select", "scatter_add", "index_add", "index_put",
     "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
     "transpose", "t", "expand", "expand_as",
     "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
