@@ -700,10 +700,7 @@ class Tensor:
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
 
     def __invert__(self) -> Tensor:
-        if self._data.dtype.kind not in "bi":
-            raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
-        # np.asarray: ~ of a 0-d array is a NumPy scalar, which kernels cannot take
-        return Tensor._make(np.asarray(~self._data), -1, False)
+        return _pw.invert(self)
 
     def __and__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("and", self, other)
@@ -713,6 +710,8 @@ class Tensor:
 
     def __xor__(self, other: Tensor | Number) -> Tensor:
         return _pw.logical("xor", self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__  # (the three commute)
 
     # -- reductions ----------------------------------------------------------------------
     def sum(self, dim=None, keepdim=False, *, dtype=None, keepdims=None):

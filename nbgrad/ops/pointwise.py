@@ -237,11 +237,23 @@ def compare(name, a, b):
 
 
 def logical(name, a, b):
+    if a.is_cuda or (isinstance(b, Tensor) and b.is_cuda):
+        return _cuda_ops().compare(name, a, b)
     bd = b._data if isinstance(b, Tensor) else b
     if a._data.dtype.kind not in "bi":
         raise RuntimeError(f"\"bitwise_{name}_cpu\" not implemented for '{a.dtype.name}'")
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
     return Tensor._make(contig(f(a._data, bd)), -1, False)
+
+
+def invert(x):
+    """~x: logical not of a bool tensor, bitwise not of an integer one."""
+    if x._data.dtype.kind not in "bi":
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+    if x.is_cuda:
+        return _cuda_ops().invert(x)
+    # np.asarray: ~ of a 0-d array is a NumPy scalar, which kernels cannot take
+    return Tensor._make(np.asarray(~x._data), -1, False)
 
 
 # -- dtype conversion (differentiable between float dtypes) -----------------------------

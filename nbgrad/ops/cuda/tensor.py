@@ -226,37 +226,11 @@ class CudaTensor(Tensor):
 
     __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
-    def matmul(self, other):
-        return fw.matmul(self, other)
-
-    __matmul__ = mm = bmm = matmul
-
-    def __rmatmul__(self, other):
-        return fw.matmul(other, self)
-
-    def outer(self, other):
-        return self.reshape(-1, 1) * other.reshape(1, -1)
-
     def masked_fill(self, mask, value):
         return fw.where(mask, value, self)
 
     def masked_select(self, mask):
         return _index().masked_select(self, mask)
-
-    # -- bitwise (bool and integer tensors) -------------------------------------------------
-    def __invert__(self):
-        return fw.invert(self)
-
-    def __and__(self, other):
-        return fw.compare("and", self, other)
-
-    def __or__(self, other):
-        return fw.compare("or", self, other)
-
-    def __xor__(self, other):
-        return fw.compare("xor", self, other)
-
-    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     # -- selection and parametrised activations -------------------------------------------
     def where(self, condition, other):
@@ -314,18 +288,6 @@ def _index():
     return index
 
 
-def _compare_method(name):
-    def f(self, other):
-        return fw.compare(name, self, other)
-
-    f.__name__ = name
-    return f
-
-
-for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
-    setattr(CudaTensor, _n, _compare_method(_n))
-
-
 def _missing(name):
     def f(self, *args, **kwargs):
         raise rt.not_on_cuda(name)
@@ -342,7 +304,8 @@ _KEEP = {
     "arcsin", "arccos", "arctan", "sum", "mean", "dot", "argmax", "argmin", "softmax",
     "log_softmax", "max", "min", "amax", "amin", "prod", "var", "std", "norm", "logsumexp",
     "cumsum", "clamp", "clip", "clamp_min", "clamp_max", "gather", "take_along_dim",
-    "index_select", "scatter_add", "index_add", "index_put",
+    "index_select", "scatter_add", "index_add", "index_put", "matmul", "mm", "bmm", "outer",
+    "eq", "ne", "lt", "le", "gt", "ge", "__invert__",
     "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
     "transpose", "t", "expand", "expand_as",
     "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
