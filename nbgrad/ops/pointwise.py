@@ -241,7 +241,8 @@ def logical(name, a, b):
         return _cuda_ops().compare(name, a, b)
     bd = b._data if isinstance(b, Tensor) else b
     if a._data.dtype.kind not in "bi":
-        raise RuntimeError(f"\"bitwise_{name}_cpu\" not implemented for '{a.dtype.name}'")
+        scalar = _dtype.scalar_name(a.dtype)
+        raise NotImplementedError(f"\"bitwise_{name}_cpu\" not implemented for '{scalar}'")
     f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[name]
     return Tensor._make(contig(f(a._data, bd)), -1, False)
 
@@ -249,7 +250,9 @@ def logical(name, a, b):
 def invert(x):
     """~x: logical not of a bool tensor, bitwise not of an integer one."""
     if x._data.dtype.kind not in "bi":
-        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
     if x.is_cuda:
         return _cuda_ops().invert(x)
     # np.asarray: ~ of a 0-d array is a NumPy scalar, which kernels cannot take

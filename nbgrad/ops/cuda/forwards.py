@@ -482,7 +482,8 @@ def compare(name, a, b):
     if bitwise:
         for t in (a, b):
             if isinstance(t, Tensor) and t._data.dtype.kind not in "bi":
-                raise RuntimeError(f"\"bitwise_{name}_cuda\" not implemented for '{t.dtype.name}'")
+                scalar = _dtype.scalar_name(t.dtype)
+                raise NotImplementedError(f"\"bitwise_{name}_cuda\" not implemented for '{scalar}'")
         if a._data.dtype == np.bool_ and not isinstance(b, (bool, np.bool_, Tensor)):
             a = cast(a, _dtype.int64)  # bool with an integer: integer (as NumPy)
     if not bitwise and not isinstance(b, Tensor) and da_kind(a) != "f" and not is_int(b, a):
@@ -513,7 +514,9 @@ def invert(x):
     """~x: logical not of a bool tensor, bitwise not of an integer one."""
     d = x._data
     if d.dtype.kind not in "bi":
-        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
     out = rt.empty(d.shape, d.dtype)
     K = _ew_kernels()
     launch(K.not_b if d.dtype == np.bool_ else K.not_i, out.size, d.flat, out.flat)
