@@ -40,6 +40,11 @@ _C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32
             "bool": "bool"}  # fmt: skip
 
 
+def _host(d):
+    """A tensor's buffer as a NumPy array: itself, or a device buffer's host copy."""
+    return d if type(d) is np.ndarray else d.host()
+
+
 class Tensor:
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
@@ -314,30 +319,34 @@ class Tensor:
 
     # -- data access -------------------------------------------------------------------
     def numpy(self, *, force: _bool = False) -> np.ndarray:
+        d = self._data
+        if type(d) is not np.ndarray:  # a device buffer: only an explicit copy
+            if not force:
+                raise TypeError(
+                    f"can't convert {self.device} device type tensor to numpy. Use "
+                    "Tensor.cpu() to copy the tensor to host memory first."
+                )
+            return _host(d)
         if self._rg and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
-        return self._data
+        return d
 
     def __array__(self, dtype=None, copy=None):
-        if self._rg:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
-                "instead."
-            )
-        return self._data if dtype is None else self._data.astype(dtype)
+        d = self.numpy()
+        return d if dtype is None else d.astype(dtype)
 
     def item(self) -> Number:
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
-        return self._data.reshape(-1)[0].item()
+        return _host(self._data).reshape(-1)[0].item()
 
     def tolist(self) -> Any:
-        return self._data.tolist()
+        return _host(self._data).tolist()
 
     def __float__(self) -> _float:
         return float(self.item())
@@ -352,12 +361,12 @@ class Tensor:
                 if self._data.size
                 else "Boolean value of Tensor with no values is ambiguous"
             )
-        return bool(self._data.reshape(-1)[0])
+        return bool(_host(self._data).reshape(-1)[0])
 
     def __index__(self) -> _int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._data.reshape(-1)[0])
+        return int(_host(self._data).reshape(-1)[0])
 
     __hash__ = object.__hash__
 
@@ -370,7 +379,7 @@ class Tensor:
     def data(self) -> Tensor:
         # the same memory under a version counter of its own, as in PyTorch: writes through
         # `.data` are not seen by the version check; a view of this tensor for its writes
-        return _vb.alias(self, Tensor._make(_ver.data_alias(self._data), -1, False))
+        return _vb.alias(self, type(self)._make(_ver.data_alias(self._data), -1, False))
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -423,7 +432,8 @@ class Tensor:
         return t
 
     def detach(self) -> Tensor:
-        return _vb.alias(self, Tensor._make(self._data, -1, False))
+        # (type(self)._make: the device's class, never a Parameter or other subclass)
+        return _vb.alias(self, type(self)._make(self._data, -1, False))
 
     def detach_(self) -> Tensor:
         if self._slot >= 0:
@@ -440,11 +450,13 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self._rg:
             suffixes.append("requires_grad=True")
+        d = self._data
         return format_tensor(
-            self._data,
+            _host(d),
             dtype_name=self.dtype.name,
             default_dtype_name=_dtype.get_default_dtype().name,
             suffixes=suffixes,
+            device=None if type(d) is np.ndarray else str(self.device),
         )
 
     __str__ = __repr__
@@ -778,10 +790,7 @@ class Tensor:
         return _views.expand(self, other.shape)
 
     def contiguous(self, memory_format: Any = None) -> Tensor:
-        a = self._aux
-        if a is not None and a[3] is not None and not _vb.shares(self):
-            return _views.clone(self)  # a copy in PyTorch too: writes to it stay there
-        return self
+        return _views.contiguous(self)
 
     def clone(self, *, memory_format: Any = None) -> Tensor:
         return _views.clone(self)
@@ -822,7 +831,7 @@ class Tensor:
         return _pw.to(self, _dtype.bfloat16)
 
     def cpu(self) -> Tensor:
-        return self
+        return _pw.to(self, "cpu")
 
     def cuda(self, device: Any = None, non_blocking: _bool = False) -> Tensor:
         return _pw.to(self, "cuda" if device is None else device)
@@ -1070,12 +1079,9 @@ class Tensor:
         return _fn.where(mask, value, self)
 
     def masked_select(self, mask: Tensor) -> Tensor:
-        from .ops.indexing import take
+        from .ops.indexing import masked_select
 
-        m = np.broadcast_to(mask._data, np.broadcast_shapes(mask._data.shape, self._data.shape))
-        x = self if self._data.shape == m.shape else _views.expand(self, m.shape)
-        pos = np.flatnonzero(m)
-        return take(x, pos, (pos.size,), "MaskedSelectBackward0")
+        return masked_select(self, mask)
 
     # -- triangles, sorting, running products, products, linalg (nbgrad/ops/, linalg.py) --
     def tril(self, diagonal=0):

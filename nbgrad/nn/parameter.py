@@ -67,7 +67,7 @@ class Parameter(Tensor):
         p = type(self)(Tensor._make(self._data.copy(), -1, False), self._rg)  # half stays half
         memo[id(self)] = p
         if self._grad is not None:
-            p._grad = Tensor._make(self._grad._data.copy(), -1, False)
+            p._grad = type(self._grad)._make(self._grad._data.copy(), -1, False)  # same device
         return p
 
 

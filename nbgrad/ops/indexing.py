@@ -29,7 +29,7 @@ from .._dtype import scalar_name as _scalar_name
 from .._optable import attrs, declare
 from ..backends.cpu.memory import vi64
 from ..backends.cpu.rowio import acc, cot, fattr, first, iattr, in_slot, out_slot, value, wants
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _host, _wrap_dim
 from .recording import emit
 
 # a take row: the address of its positions (int64; 0 on CUDA, where the row saves them on
@@ -141,6 +141,30 @@ def take(x, pos, shape, node="IndexBackward0"):
     if x._data.dtype.kind != "f":
         return Tensor._make(out, -1, False)
     return emit(op, out, (x,), iattrs=op.pack(pos_at=addr(pos), n=pos.size), saved=(pos,))
+
+
+def masked_select(x, mask):
+    """x[mask] with x and mask broadcast: the mask's true positions are found on the host
+    (the result's size depends on them; PyTorch synchronises on CUDA too)."""
+    from .pointwise import broadcast_shapes
+    from .views import expand
+
+    if not isinstance(mask, Tensor):
+        raise TypeError(
+            f"masked_select(): argument 'mask' must be Tensor, not {type(mask).__name__}"
+        )
+    if x.is_cuda:
+        from .cuda.index import _on_cuda
+
+        mask = _on_cuda(mask)
+    m = _host(mask._data)
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = broadcast_shapes(m.shape, x._data.shape)
+    if x._data.shape != shape:
+        x = expand(x, shape)
+    pos = np.flatnonzero(np.broadcast_to(m, shape))
+    return take(x, pos, (pos.size,), "MaskedSelectBackward0")
 
 
 def put_add(x, src, dpos, spos, alpha=1.0, node="ScatterAddBackward0"):

@@ -29,6 +29,7 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
+from . import cuda
 from .cuda import launcher
 from .recording import emit
 from .viewbase import mark
@@ -238,7 +239,7 @@ def _join(ts, d, op, blocks, out):
 def cat(tensors, dim=0, *, out=None):
     ts = _tensors(tensors, "cat")
     if any(t.is_cuda for t in ts):
-        return _cuda_index().join(ts, dim, False)
+        return cuda.index.join(ts, dim, False)
     ts, dt = _promote(ts)
     # legacy: 1-D empty tensors are skipped
     pos = [i for i, t in enumerate(ts) if not (t._data.ndim == 1 and t._data.size == 0)]
@@ -276,7 +277,7 @@ concat = concatenate = cat
 def stack(tensors, dim=0, *, out=None):
     ts = _tensors(tensors, "stack")
     if any(t.is_cuda for t in ts):
-        return _cuda_index().join(ts, dim, True)
+        return cuda.index.join(ts, dim, True)
     ts, dt = _promote(ts)
     ref = ts[0]._data.shape
     d = _wrap_dim(dim, len(ref) + 1)
@@ -290,12 +291,6 @@ def stack(tensors, dim=0, *, out=None):
     outer = int(np.prod(ref[:d], dtype=np.int64))
     L = int(np.prod(ref[d:], dtype=np.int64))
     return _join(ts, d, _STACK, (outer, [L] * len(ts)), out)
-
-
-def _cuda_index():
-    from .cuda import index
-
-    return index
 
 
 def hstack(tensors):
@@ -316,10 +311,20 @@ def _slice_dim(x, d, start, stop, node, multi=None):
     return view_row(x, x._data[idx], node, take=take, multi=multi)
 
 
+def _cuda_views(outs, x, kind, take):
+    """CUDA results of split/chunk/unbind (copies: ops/cuda/index.py) made views of x, so
+    writes to them reach it (ops/viewbase.py); `take(t)[i]` is output i of a host t."""
+    for i, o in enumerate(outs):
+        mark(o, x, lambda t, i=i: take(t)[i], multi=(kind, i))
+    return outs
+
+
 def split(tensor, split_size_or_sections, dim=0):
     x = tensor
     if x.is_cuda:
-        return _cuda_index().shape_op("split", x, split_size_or_sections, dim)
+        kind = "Split" if isinstance(split_size_or_sections, int) else "SplitWithSizes"
+        outs = cuda.index.shape_op("split", x, split_size_or_sections, dim)
+        return _cuda_views(outs, x, kind, lambda t: split(t, split_size_or_sections, dim))
     d = _wrap_dim(dim, x._data.ndim)
     n = x._data.shape[d]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -352,7 +357,8 @@ def chunk(input, chunks, dim=0):  # noqa: A002
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if input.is_cuda:
-        return _cuda_index().shape_op("chunk", input, chunks, dim)
+        outs = cuda.index.shape_op("chunk", input, chunks, dim)
+        return _cuda_views(outs, input, "Split", lambda t: chunk(t, chunks, dim))
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
     size = -(-n // chunks) if n else 0
@@ -364,7 +370,8 @@ def chunk(input, chunks, dim=0):  # noqa: A002
 def unbind(input, dim=0):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op("unbind", x, dim)
+        outs = cuda.index.shape_op("unbind", x, dim)
+        return _cuda_views(outs, x, "Unbind", lambda t: unbind(t, dim))
     d = _wrap_dim(dim, x._data.ndim)
     out = []
     for i in range(x._data.shape[d]):
@@ -381,7 +388,8 @@ def unbind(input, dim=0):  # noqa: A002
 def narrow(input, dim, start, length):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op("narrow", x, dim, start, length)
+        out = cuda.index.shape_op("narrow", x, dim, start, length)
+        return mark(out, x, lambda t: narrow(t, dim, start, length))
     if isinstance(start, Tensor):
         start = int(start.item())
     if x._data.ndim == 0:
@@ -404,7 +412,7 @@ def narrow(input, dim, start, length):  # noqa: A002
 def flip(input, dims):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op("flip", x, dims)
+        return cuda.index.shape_op("flip", x, dims)
     if isinstance(dims, int):
         dims = (dims,)
     nd = x._data.ndim
@@ -431,7 +439,7 @@ def flipud(input):  # noqa: A002
 
 def repeat(x, sizes):
     if x.is_cuda:
-        return _cuda_index().shape_op("repeat", x, sizes)
+        return cuda.index.shape_op("repeat", x, sizes)
     sizes = tuple(int(s) for s in sizes)
     sh = x._data.shape
     if len(sizes) < len(sh):
@@ -466,7 +474,8 @@ def tile(input, dims):  # noqa: A002
 def movedim(input, source, destination):  # noqa: A002
     x = input
     if x.is_cuda:
-        return _cuda_index().shape_op("movedim", x, source, destination)
+        out = cuda.index.shape_op("movedim", x, source, destination)
+        return mark(out, x, lambda t: movedim(t, source, destination))
     nd = x._data.ndim
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)

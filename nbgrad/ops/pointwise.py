@@ -22,6 +22,7 @@ from ..backends.cpu.memory import v32, v64
 from ..backends.cpu.rowio import cot, first, in_slot, out_slot, value, wants
 from ..tape import S_ADDR, S_DT, S_NUMEL, SAVES_LIVE, SAVES_NONE, TAPE
 from ..tensor import TENSOR_TYPES, Tensor
+from . import cuda
 from . import elementwise as ew
 from .cuda import launcher
 from .recording import emit
@@ -68,7 +69,7 @@ def unary(name, x):
     if not isinstance(x, Tensor):
         raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
     if x.is_cuda:
-        return _cuda_ops().unary(name, x)
+        return cuda.forwards.unary(name, x)
     data = x._data
     if data.dtype.kind != "f":
         # integer input: computed in the default float dtype, as torch does for exp/sin/...
@@ -137,16 +138,10 @@ def _numpy_fallback(name, a, b, dt):
     return Tensor._make(contig(np.asarray(r, dtype=dt.np)), -1, False)
 
 
-def _cuda_ops():
-    from .cuda import forwards as ops
-
-    return ops
-
-
 def binary(name, a, b):
     ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
     if (ta and a.is_cuda) or (tb and b.is_cuda):
-        return _cuda_ops().binary(name, a, b)
+        return cuda.forwards.binary(name, a, b)
     if ta and tb:
         return _tensor_tensor(name, a, b)
     if ta and is_scalar(b):
@@ -225,7 +220,7 @@ _CMP = {
 
 def compare(name, a, b):
     if a.is_cuda or (isinstance(b, Tensor) and b.is_cuda):
-        return _cuda_ops().compare(name, a, b)
+        return cuda.forwards.compare(name, a, b)
     if isinstance(b, Tensor):
         broadcast_shapes(a._data.shape, b._data.shape)
         bd = b._data
@@ -238,7 +233,7 @@ def compare(name, a, b):
 
 def logical(name, a, b):
     if a.is_cuda or (isinstance(b, Tensor) and b.is_cuda):
-        return _cuda_ops().compare(name, a, b)
+        return cuda.forwards.compare(name, a, b)
     bd = b._data if isinstance(b, Tensor) else b
     if a._data.dtype.kind not in "bi":
         scalar = _dtype.scalar_name(a.dtype)
@@ -254,7 +249,7 @@ def invert(x):
             "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
         )
     if x.is_cuda:
-        return _cuda_ops().invert(x)
+        return cuda.forwards.invert(x)
     # np.asarray: ~ of a 0-d array is a NumPy scalar, which kernels cannot take
     return Tensor._make(np.asarray(~x._data), -1, False)
 
@@ -345,13 +340,12 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
     dev, dt = parse_to_args(args, dtype, device)
     dt = _dtype.as_dtype(dt)
     if dev is not None and dev.type == "cuda":
-        from .cuda.tensor import check_device
-
-        check_device(dev)
-        return _cuda_ops().to_cuda(t, dt)
+        cuda.tensor.check_device(dev)  # before anything is allocated there
+    if dev is not None and dev.type != t.device.type:  # a copy on the other device
+        return (cuda.forwards.to_cpu if dev.type == "cpu" else cuda.forwards.to_cuda)(t, dt)
     if dt is None or dt is t.dtype:
         return t.clone() if copy else t
-    return cast(t, dt)
+    return cuda.forwards.cast(t, dt) if t.is_cuda else cast(t, dt)
 
 
 def as_tensor_like(x, like):

@@ -39,6 +39,7 @@ from ..backends.cpu.rowio import (
 )
 from ..backends.cpu.vecloops import rsum
 from ..tensor import Tensor, _wrap_dim
+from . import cuda
 from .recording import emit
 
 # -- a row's attributes, by name -----------------------------------------------------------
@@ -314,13 +315,13 @@ def _reduce(x, dim, keepdim, dtype, mean):
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
     if getattr(x, "is_cuda", False):
-        return _cuda_forwards().reduce("sum", x, dim, keepdim, dtype)
+        return cuda.forwards.reduce("sum", x, dim, keepdim, dtype)
     return _reduce(x, dim, keepdim, dtype, False)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
     if getattr(x, "is_cuda", False):
-        return _cuda_forwards().reduce("mean", x, dim, keepdim, dtype)
+        return cuda.forwards.reduce("mean", x, dim, keepdim, dtype)
     return _reduce(x, dim, keepdim, dtype, True)
 
 
@@ -520,18 +521,6 @@ def _float_check(x, name):
         )
 
 
-def _cuda_lines():
-    from .cuda import reductions as lines
-
-    return lines
-
-
-def _cuda_forwards():
-    from .cuda import forwards
-
-    return forwards
-
-
 def _layout(shape, d):
     outer = int(np.prod(shape[:d], dtype=np.int64))
     inner = int(np.prod(shape[d + 1 :], dtype=np.int64))
@@ -542,7 +531,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "prod")
     if x.is_cuda:
-        return _cuda_lines().prod(x, dim, keepdim, dtype)
+        return cuda.reductions.prod(x, dim, keepdim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data
@@ -579,7 +568,7 @@ def _var(x, dim, unbiased, keepdim, correction, is_std):
     name = "std" if is_std else "var"
     _float_check(x, name)
     if x.is_cuda:
-        return _cuda_lines().var(x, dim, unbiased, keepdim, correction, is_std)
+        return cuda.reductions.var(x, dim, unbiased, keepdim, correction, is_std)
     dim, corr, keepdim = _var_args(dim, unbiased, correction, keepdim)
     data = x._data
     if data.dtype.kind != "f":
@@ -628,7 +617,7 @@ def logsumexp(input, dim, keepdim=False):  # noqa: A002
     x = input
     _float_check(x, "logsumexp")
     if x.is_cuda:
-        return _cuda_lines().logsumexp(x, dim, keepdim)
+        return cuda.reductions.logsumexp(x, dim, keepdim)
     data = x._data
     if data.dtype.kind != "f":
         data = data.astype(_dtype.get_default_dtype().np)
@@ -652,7 +641,7 @@ def cumsum(input, dim, *, dtype=None):  # noqa: A002
     x = input
     _float_check(x, "cumsum")
     if x.is_cuda:
-        return _cuda_lines().cumsum(x, dim, dtype)
+        return cuda.reductions.cumsum(x, dim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     data = x._data
@@ -669,7 +658,7 @@ def cumsum(input, dim, *, dtype=None):  # noqa: A002
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
     _float_check(x, "linalg.vector_norm")
     if x.is_cuda:
-        return _cuda_lines().norm(x, ord, dim, keepdim, dtype)
+        return cuda.reductions.norm(x, ord, dim, keepdim, dtype)
     if dtype is not None:
         x = x.to(_dtype.as_dtype(dtype))
     if x._data.dtype.kind != "f":

@@ -31,12 +31,10 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
-from . import indexing
+from . import cuda, indexing
 from .recording import emit
 from .reduce import (
     DIMS,
-    _cuda_forwards,
-    _cuda_lines,
     _dims,
     _reduced_strides,
     bit_dims,
@@ -147,14 +145,14 @@ def _amax(x, dim, keepdim, is_max, node):
 def amax(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amax")
     if input.is_cuda:
-        return _cuda_lines().amax(input, dim, keepdim, True)
+        return cuda.reductions.amax(input, dim, keepdim, True)
     return _amax(input, dim if dim != () else None, keepdim, True, "AmaxBackward0")
 
 
 def amin(input, dim=(), keepdim=False):  # noqa: A002
     _check_tensor(input, "amin")
     if input.is_cuda:
-        return _cuda_lines().amax(input, dim, keepdim, False)
+        return cuda.reductions.amax(input, dim, keepdim, False)
     return _amax(input, dim if dim != () else None, keepdim, False, "AminBackward0")
 
 
@@ -162,7 +160,7 @@ def _max_min(is_max, input, dim=None, keepdim=False, *, other=None):  # noqa: A0
     name = "max" if is_max else "min"
     _check_tensor(input, name)
     if input.is_cuda and other is None:
-        return _cuda_lines().max_min(is_max, input, dim, keepdim)
+        return cuda.reductions.max_min(is_max, input, dim, keepdim)
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:
@@ -236,13 +234,13 @@ def _arg(is_max, input, dim=None, keepdim=False):  # noqa: A002
 
 def argmax(input, dim=None, keepdim=False):  # noqa: A002
     if getattr(input, "is_cuda", False):
-        return _cuda_forwards().arg_best(input, dim, keepdim, True)
+        return cuda.forwards.arg_best(input, dim, keepdim, True)
     return _arg(True, input, dim, keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):  # noqa: A002
     if getattr(input, "is_cuda", False):
-        return _cuda_forwards().arg_best(input, dim, keepdim, False)
+        return cuda.forwards.arg_best(input, dim, keepdim, False)
     return _arg(False, input, dim, keepdim)
 
 
@@ -252,9 +250,7 @@ def where(condition, input=None, other=None):  # noqa: A002
     from .views import expand
 
     if any(getattr(v, "is_cuda", False) for v in (condition, input, other)):
-        from .cuda.forwards import where as cuda_where
-
-        return cuda_where(condition, input, other)
+        return cuda.forwards.where(condition, input, other)
     if input is None and other is None:
         c = condition._data
         return tuple(Tensor._make(contig(i.astype(np.int64)), -1, False) for i in np.nonzero(c))

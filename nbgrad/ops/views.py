@@ -35,9 +35,10 @@ from ..backends.cpu.rowio import (
     wants,
 )
 from ..tensor import Tensor, _wrap_dim
+from . import cuda
 from .cuda import launcher
 from .recording import emit
-from .viewbase import check, is_view, mark, same, write_back
+from .viewbase import check, is_view, mark, same, shares, write_back
 
 # a strided row: output element i is input element offset + idx(i) . strides (the
 # output's shape); a setitem row: the view's offset and ndim, then its shape, its strides
@@ -282,15 +283,9 @@ def _infer(shape, numel):
     return tuple(shape)
 
 
-def _cuda():
-    from .cuda import forwards
-
-    return forwards
-
-
 def _flat(x, new_shape, name):
     if x.is_cuda:  # the same device buffer, another shape
-        y = _cuda().view(x, new_shape, name)
+        y = cuda.forwards.view(x, new_shape, name)
     else:
         y = emit(_FLAT[name], x._data.reshape(new_shape), (x,))
     return mark(y, x, lambda t: _flat(t, new_shape, name))
@@ -299,7 +294,7 @@ def _flat(x, new_shape, name):
 def _cuda_permute(x, perm, name, take):
     """A CUDA tensor's permuted dims: a copy (device storage stays C-contiguous), recorded
     as a view of x for in-place writes (viewbase.py)."""
-    return mark(_cuda().permute(x, tuple(perm), name), x, take)
+    return mark(cuda.forwards.permute(x, tuple(perm), name), x, take)
 
 
 def reshape(x, shape, node=None):
@@ -337,7 +332,19 @@ def squeeze(x, dim=None):
 
 
 def clone(x):
+    if x.is_cuda:
+        return cuda.forwards.clone(x)
     return emit(_FLAT["clone"], x._data.copy(), (x,))
+
+
+def contiguous(x):
+    """x, or its copy where PyTorch copies: a view that is not contiguous (on the CPU the
+    views that are copies of their base). CUDA views are all copies that pass writes back
+    to their base, so they are returned as they are."""
+    a = x._aux
+    if a is not None and a[3] is not None and not x.is_cuda and not shares(x):
+        return clone(x)  # a copy in PyTorch too: writes to it stay there
+    return x
 
 
 def _strided(x, view, name, take):
@@ -421,7 +428,7 @@ def expand(x, sizes):
         target.append(s)
     target = tuple(target)
     if x.is_cuda:  # a copy, recorded as a view that overlaps itself
-        return mark(_cuda().expand(x, target), x, lambda t: expand(t, target), True)
+        return mark(cuda.forwards.expand(x, target), x, lambda t: expand(t, target), True)
     return _strided(x, np.broadcast_to(x._data, target), "expand", lambda t: expand(t, target))
 
 
@@ -484,6 +491,9 @@ def _index_node(index):
 def getitem(x, index):
     from .indexing import getitem_advanced, is_advanced
 
+    if x.is_cuda:  # gathers at positions the host computes: a view only for a basic index
+        out = cuda.index.getitem(x, index)
+        return out if is_advanced(index) else mark(out, x, lambda t: t[index])
     if is_advanced(index):
         return getitem_advanced(x, index)
     index = _normalize_index(x, index)
@@ -495,6 +505,9 @@ def setitem(x, index, value):
     """x[index] = value. Recorded out of place (CopySlices) when gradients flow."""
     from .indexing import index_put, is_advanced
     from .pointwise import as_tensor_like, is_scalar
+
+    if x.is_cuda:
+        return cuda.index.setitem(x, index, value)
 
     if is_view(x):  # its base is written too (viewbase.py): refuse what PyTorch refuses
         check(x, index=index)

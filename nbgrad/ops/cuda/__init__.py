@@ -20,3 +20,14 @@ def launcher(module, name, *args):
         box[0](G, k)
 
     return launch
+
+
+_PARTS = ("tensor", "forwards", "index", "reductions", "einsum")
+
+
+def __getattr__(name):
+    """`cuda.forwards` (and the other parts) from an op that picks CUDA: the module, imported
+    on first use; from then on it is a plain attribute of this package."""
+    if name in _PARTS:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

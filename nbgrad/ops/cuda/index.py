@@ -18,7 +18,6 @@ from ...backends.cuda.launch import launch
 from ...ops import indexing as _ix
 from ...ops import joins as _joins
 from ...ops import views as _views
-from ...ops.pointwise import broadcast_shapes
 from ...tensor import Tensor
 from .forwards import _tensor_cls, cast, device_error, wrap
 
@@ -84,23 +83,6 @@ def shape_op(name, x, *args):
     if name == "split":
         node = "SplitBackward0" if isinstance(args[0], int) else "SplitWithSizesBackward0"
     return positional(x, getattr(_joins, name), _joins._VIEW[node], *args)
-
-
-def masked_select(x, mask):
-    """x[mask] with x and mask broadcast: the mask's true positions are found on the host
-    (the result's size depends on them; PyTorch synchronises too)."""
-    if not isinstance(mask, Tensor):
-        raise TypeError(
-            f"masked_select(): argument 'mask' must be Tensor, not {type(mask).__name__}"
-        )
-    m = _on_cuda(mask)._data.host()
-    if m.dtype != np.bool_:
-        raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = broadcast_shapes(m.shape, x._data.shape)
-    if x._data.shape != shape:
-        x = x.expand(shape)
-    pos = np.flatnonzero(np.broadcast_to(m, shape))
-    return _ix.cuda_take(x, pos, (pos.size,), _ix.TAKE["MaskedSelectBackward0"])
 
 
 # -- cat / stack: each input is scattered to its own output positions ------------------------

@@ -8,13 +8,11 @@ implementation below raises NotImplementedError naming the op (never a host fall
 
 import numpy as np
 
-from ... import _dtype
 from ... import _versions as _ver
 from ...autograd.grad_mode import STATE
 from ...backends.cuda import runtime as rt
 from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
-from ...ops.views import as_shape
 from ...tape import MAXD, too_many_dims
 from ...tensor import COMPOSITE_METHODS, Tensor, replace_data
 from . import forwards as fw
@@ -59,92 +57,6 @@ class CudaTensor(Tensor):
 
     is_cuda = True
 
-    def cuda(self, device=None, non_blocking=False):
-        return self
-
-    def cpu(self):
-        return fw.to_cpu(self)
-
-    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
-        from ...device import parse_to_args
-
-        dev, dt = parse_to_args(args, dtype, device)
-        dt = _dtype.as_dtype(dt)
-        if dev is not None and dev.type == "cpu":
-            return fw.to_cpu(self, dt)
-        if dt is None or dt is self.dtype:
-            return fw.clone(self) if copy else self
-        return fw.cast(self, dt)
-
-    def float(self):
-        return fw.cast(self, _dtype.float32)
-
-    def double(self):
-        return fw.cast(self, _dtype.float64)
-
-    # -- data access ---------------------------------------------------------------------
-    def numpy(self, *, force=False):
-        raise TypeError(
-            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the "
-            "tensor to host memory first."
-        )
-
-    def __array__(self, dtype=None, copy=None):
-        self.numpy()
-
-    def item(self):
-        if self._data.size != 1:
-            raise RuntimeError(
-                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
-            )
-        return self._data.host().reshape(-1)[0].item()
-
-    def tolist(self):
-        return self._data.host().tolist()
-
-    def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self.item())
-
-    @property
-    def data(self):
-        return CudaTensor._make(self._data, -1, False)
-
-    @data.setter
-    def data(self, value):
-        Tensor.data.fset(self, value)
-
-    def detach(self):
-        return CudaTensor._make(self._data, -1, False)
-
-    def clone(self, *, memory_format=None):
-        return fw.clone(self)
-
-    def contiguous(self, memory_format=None):
-        return self
-
-    def __repr__(self):
-        from ..._format import format_tensor
-
-        suffixes = []
-        if not self._leaf and self._rg:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self._rg:
-            suffixes.append("requires_grad=True")
-        return format_tensor(
-            self._data.host(),
-            dtype_name=self.dtype.name,
-            default_dtype_name=_dtype.get_default_dtype().name,
-            suffixes=suffixes,
-            device="cuda:0",
-        )
-
-    __str__ = __repr__
-
-    # a leaf's copy on the device (CudaArray.copy); parameters stay CUDA parameters
-    __deepcopy__ = Tensor.__deepcopy__
-
     # -- in place (outside autograd: zero_grad, fills) -------------------------------------
     def zero_(self):
         return self.fill_(0.0)
@@ -155,12 +67,16 @@ class CudaTensor(Tensor):
         if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
             return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         d = self._data
+        if self._rg and STATE.enabled:  # in a graph: a recorded constant (see _assign)
+            return self._assign(from_host(np.full(d.shape, v, d.dtype)))
         fw.launch(fw._kernels().fill, d.size, d.flat, d.dtype.type(v))
         self._version += 1
         return self
 
     def _assign(self, result, index=None, since=None, writer=None):
         """Make this tensor hold `result`: rebound when it records, else stored in place."""
+        if self._rg and STATE.enabled and not result._rg:
+            result = self._over(result)
         if result._rg:
             return Tensor._assign(self, result, index, since, writer)
         if result._data.shape != self._data.shape:
@@ -176,6 +92,12 @@ class CudaTensor(Tensor):
             _vb.changed(self, writer, since=since)
         return self
 
+    def _over(self, value):
+        """`value` written over this tensor, which is in a graph: recorded as where(True,
+        value, self), so the old history gets a zero gradient (PyTorch's FillBackward,
+        CopyBackwards) rather than the gradient of a value no longer there."""
+        return fw.where(from_host(np.ones(self._data.shape, np.bool_)), value, self)
+
     def _inplace(self, name, other):
         self._check_inplace()
         return self._assign(fw.binary(name, self, other))
@@ -189,6 +111,8 @@ class CudaTensor(Tensor):
         src = fw.cast(src, self.dtype)
         if src._data.shape != self._data.shape:
             src = src.expand(self._data.shape)
+        if self._rg and STATE.enabled:
+            return self._assign(self._over(src))
         return self._assign(fw.clone(src) if src._rg else src)
 
     def clamp_(self, min=None, max=None):  # noqa: A002
@@ -226,67 +150,6 @@ class CudaTensor(Tensor):
 
     __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
-    def masked_fill(self, mask, value):
-        return fw.where(mask, value, self)
-
-    def masked_select(self, mask):
-        return _index().masked_select(self, mask)
-
-    # -- selection and parametrised activations -------------------------------------------
-    def where(self, condition, other):
-        return fw.where(condition, self, other)
-
-    # -- indexing and joins (index.py): gathers by positions computed on the host ----------
-    def __getitem__(self, index):
-        return _index().getitem(self, index)
-
-    def __setitem__(self, index, value):
-        _index().setitem(self, index, value)
-
-    def split(self, split_size, dim=0):
-        return _index().shape_op("split", self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return _index().shape_op("chunk", self, chunks, dim)
-
-    def unbind(self, dim=0):
-        return _index().shape_op("unbind", self, dim)
-
-    def narrow(self, dim, start, length):
-        return _index().shape_op("narrow", self, dim, start, length)
-
-    def flip(self, *dims):
-        return _index().shape_op("flip", self, as_shape(dims))
-
-    def fliplr(self):
-        return _index().shape_op("fliplr", self)
-
-    def flipud(self):
-        return _index().shape_op("flipud", self)
-
-    def repeat(self, *sizes):
-        return _index().shape_op("repeat", self, as_shape(sizes))
-
-    def tile(self, *dims):
-        return _index().shape_op("tile", self, as_shape(dims))
-
-    def movedim(self, source, destination):
-        return _index().shape_op("movedim", self, source, destination)
-
-    moveaxis = movedim
-
-
-def _lines():
-    from . import reductions as lines
-
-    return lines
-
-
-def _index():
-    from . import index
-
-    return index
-
 
 def _missing(name):
     def f(self, *args, **kwargs):
@@ -311,7 +174,10 @@ _KEEP = {
     "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
     "backward", "register_hook", "dtype", "shape", "size", "dim", "ndim", "numel",
     "nelement", "is_floating_point", "element_size", "is_contiguous", "detach_", "type",
-    "requires_grad", "long", "int", "bool", "half",
+    "requires_grad", "long", "int", "bool", "half", "float", "double", "to", "cpu", "cuda",
+    "numpy", "item", "tolist", "detach", "clone", "contiguous", "where", "masked_fill",
+    "masked_select", "__getitem__", "__setitem__", "split", "chunk", "unbind", "narrow",
+    "flip", "fliplr", "flipud", "repeat", "tile", "movedim", "moveaxis",
     # composites of ops CUDA tensors have
     "lerp", "addcmul", "addcdiv", "type_as", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_tensor",
@@ -322,16 +188,6 @@ for _n, _v in list(vars(Tensor).items()):
     if _n in _KEEP or _n in COMPOSITE_METHODS or _n in vars(CudaTensor) or not callable(_v):
         continue
     setattr(CudaTensor, _n, _missing(_n))
-for _n in ("long", "int", "bool"):
-    setattr(
-        CudaTensor,
-        _n,
-        (lambda dt: lambda self: fw.cast(self, dt))(
-            {"long": _dtype.int64, "int": _dtype.int32, "bool": _dtype.bool_}[_n]
-        ),
-    )
-_ = (np, STATE)
-_vb.wrap_cuda_views(CudaTensor)  # in-place writes to their results reach the base
 
 
 def check_device(dev):
@@ -362,10 +218,6 @@ def _cuda_class(cls):
     twin = _CUDA_CLASSES.get(cls)
     if twin is None:
         ns = {"__slots__": ()}
-        if cls.__name__ == "Parameter":
-            ns["__repr__"] = ns["__str__"] = lambda self: (
-                "Parameter containing:\n" + CudaTensor.__repr__(self)
-            )
         twin = _CUDA_CLASSES[cls] = type("Cuda" + cls.__name__, (CudaTensor, cls), ns)
     return twin
 
