@@ -45,6 +45,14 @@ def _host(d):
     return d if type(d) is np.ndarray else d.host()
 
 
+def _copyto(dst, src):
+    """Write buffer `src` into `dst` of the same shape and device (dtypes checked)."""
+    if type(dst) is np.ndarray:
+        np.copyto(dst, src, casting="same_kind")
+    else:
+        dst.store(src)
+
+
 class Tensor:
     # _aux: None, or [grad, retains_grad, views, view] once any of those is set (keeps the
     # hot constructor to four stores); views: weak references to the views taken of this
@@ -485,6 +493,8 @@ class Tensor:
         if since is None:
             since = _ver.take_since(self)
         before = self._data
+        if self._rg and STATE.enabled and not result._rg:  # a constant over a graph's value
+            result = self._over(result)
         if result._rg:
             # the graph saw the old value; this object now names the new one. The old value
             # stays on the tape intact, but to PyTorch it was written in place, so rows
@@ -510,7 +520,7 @@ class Tensor:
                     f"result type {_dtype.scalar_name(result.dtype)} can't be cast to the "
                     f"desired output type {_dtype.scalar_name(self.dtype)}"
                 )
-            np.copyto(self._data, result._data, casting="same_kind")
+            _copyto(self._data, result._data)
             _ver.bump(self._data)
         a = self._aux
         if a is not None:
@@ -573,7 +583,8 @@ class Tensor:
         self._check_inplace()
         src_t = src if isinstance(src, Tensor) else _pw.as_tensor_like(src, self)
         if src_t._rg and STATE.enabled:
-            return self._assign(_views.expand(src_t.to(self.dtype), self._data.shape).clone())
+            v = _views.expand(src_t.to(self.dtype), self._data.shape)
+            return self._assign(self._over(v) if self._rg else v.clone())
         values = np.broadcast_to(src_t._data, self._data.shape)
         a = self._aux
         if a is not None and a[3] is not None:
@@ -582,6 +593,16 @@ class Tensor:
         np.copyto(self._data, values, casting="unsafe")
         self._wrote(r)
         return self
+
+    def _over(self, value):
+        """`value` written over all of this tensor, which is in a graph: recorded as
+        where(True, value, self), so the old history gets a zero gradient (PyTorch's
+        FillBackward, CopyBackwards) rather than none at all or the gradient of a value no
+        longer there."""
+        from .ops.select import where
+
+        ones = Tensor._make(np.ones(self._data.shape, np.bool_), -1, False)
+        return where(_pw.to(ones, self.device), value, self)
 
     def _inplace(self, name, other):
         self._check_inplace()

@@ -139,6 +139,13 @@ class CudaArray:
             out.flat.copy_to_device(self.flat)
         return out
 
+    def store(self, src):
+        """Write `src` (a CudaArray of this shape, any dtype: converted) into this buffer."""
+        from .kernels import build
+        from .launch import launch
+
+        launch(build().store, self.size, self.flat, src.flat, 0)
+
     def host(self):
         out = self.flat.copy_to_host() if self.size else np.empty(0, self.dtype)
         return out.reshape(self.shape)

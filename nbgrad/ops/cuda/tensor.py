@@ -8,7 +8,6 @@ implementation below raises NotImplementedError naming the op (never a host fall
 
 import numpy as np
 
-from ... import _versions as _ver
 from ...autograd.grad_mode import STATE
 from ...backends.cuda import runtime as rt
 from ...ops import elementwise as ew
@@ -57,50 +56,20 @@ class CudaTensor(Tensor):
 
     is_cuda = True
 
-    # -- in place (outside autograd: zero_grad, fills) -------------------------------------
-    def zero_(self):
-        return self.fill_(0.0)
-
+    # -- writes of a constant: a CPU tensor's are written into its buffer (its views share
+    # the memory), a CUDA tensor in a graph is rebound to a recorded constant (Tensor._over;
+    # its views are copies that Tensor._assign updates) ---------------------------------
     def fill_(self, value):
         self._check_inplace(fill=True)
         v = value.item() if isinstance(value, Tensor) else value
         if _vb.is_view(self):  # its base takes the values too (ops/viewbase.py)
             return _vb.store(self, np.full(self._data.shape, v, self._data.dtype))
         d = self._data
-        if self._rg and STATE.enabled:  # in a graph: a recorded constant (see _assign)
+        if self._rg and STATE.enabled:
             return self._assign(from_host(np.full(d.shape, v, d.dtype)))
         fw.launch(fw._kernels().fill, d.size, d.flat, d.dtype.type(v))
         self._version += 1
         return self
-
-    def _assign(self, result, index=None, since=None, writer=None):
-        """Make this tensor hold `result`: rebound when it records, else stored in place."""
-        if self._rg and STATE.enabled and not result._rg:
-            result = self._over(result)
-        if result._rg:
-            return Tensor._assign(self, result, index, since, writer)
-        if result._data.shape != self._data.shape:
-            raise RuntimeError(
-                f"output with shape {list(self._data.shape)} doesn't match the broadcast "
-                f"shape {list(result._data.shape)}"
-            )
-        fw.launch(fw._kernels().store, result._data.size, self._data.flat, result._data.flat, 0)
-        _ver.bump(self._data)
-        if _vb.is_view(self):  # a view: its base sees the write
-            _vb.write_back(self, False, index)
-        else:  # views of this tensor that are copies see it
-            _vb.changed(self, writer, since=since)
-        return self
-
-    def _over(self, value):
-        """`value` written over this tensor, which is in a graph: recorded as where(True,
-        value, self), so the old history gets a zero gradient (PyTorch's FillBackward,
-        CopyBackwards) rather than the gradient of a value no longer there."""
-        return fw.where(from_host(np.ones(self._data.shape, np.bool_)), value, self)
-
-    def _inplace(self, name, other):
-        self._check_inplace()
-        return self._assign(fw.binary(name, self, other))
 
     def copy_(self, src):
         self._check_inplace()
@@ -114,41 +83,6 @@ class CudaTensor(Tensor):
         if self._rg and STATE.enabled:
             return self._assign(self._over(src))
         return self._assign(fw.clone(src) if src._rg else src)
-
-    def clamp_(self, min=None, max=None):  # noqa: A002
-        self._check_inplace()
-        return self._assign(self.clamp(min, max))
-
-    clip_ = clamp_
-
-    def scatter_add_(self, dim, index, src):
-        self._check_inplace()
-        return self._assign(self.scatter_add(dim, index, src))
-
-    def index_add_(self, dim, index, source, *, alpha=1):
-        self._check_inplace()
-        return self._assign(self.index_add(dim, index, source, alpha=alpha))
-
-    def index_put_(self, indices, values, accumulate=False):
-        self._check_inplace()
-        return self._assign(self.index_put(indices, values, accumulate))
-
-    def add_(self, other, *, alpha=1):
-        return self._inplace("add", other if alpha == 1 else other * alpha)
-
-    def sub_(self, other, *, alpha=1):
-        return self._inplace("sub", other if alpha == 1 else other * alpha)
-
-    def mul_(self, other):
-        return self._inplace("mul", other)
-
-    def div_(self, other):
-        return self._inplace("div", other)
-
-    def pow_(self, other):
-        return self._inplace("pow", other)
-
-    __iadd__, __isub__, __imul__, __itruediv__, __ipow__ = add_, sub_, mul_, div_, pow_
 
 
 def _missing(name):
@@ -182,6 +116,8 @@ _KEEP = {
     "lerp", "addcmul", "addcdiv", "type_as", "new_zeros", "new_ones", "new_empty", "new_full",
     "new_tensor",
 }  # fmt: skip
+# and their in-place forms, which write the op's result (Tensor._assign)
+_KEEP |= {n + "_" for n in _KEEP if callable(vars(Tensor).get(n + "_"))} | {"zero_"}
 for _n, _v in list(vars(Tensor).items()):
     if _n.startswith("_") and _n not in ("__getitem__", "__setitem__", "__invert__"):
         continue
