@@ -246,6 +246,10 @@ def test_mixing_devices_raises_pytorchs_error():
         b * a
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         nb.ones(2, 2) @ nb.ones(2, 2, device="cuda")
+    with pytest.raises(RuntimeError, match=msg + "cpu and cuda:0!"):  # no host copy of it
+        b.masked_select(nb.ones(2, dtype=nb.bool, device="cuda"))
+    with pytest.raises(RuntimeError, match=msg + "cuda:0 and cpu!"):
+        a.masked_select(nb.ones(2, dtype=nb.bool))
     # a CPU 0-dim tensor is a scalar operand, as in PyTorch
     assert (a * nb.tensor(3.0)).cpu().tolist() == [3.0, 3.0]
 

@@ -157,6 +157,10 @@ def masked_select(x, mask):
         from .cuda.index import _on_cuda
 
         mask = _on_cuda(mask)
+    elif mask.is_cuda:  # PyTorch moves no operand to the host behind the user's back
+        from .cuda.forwards import device_error
+
+        raise device_error("cpu", "cuda:0")
     m = _host(mask._data)
     if m.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")

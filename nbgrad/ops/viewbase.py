@@ -279,7 +279,7 @@ def store(t, values):
     if t.is_cuda:
         from .cuda.tensor import from_host
 
-        const = from_host(np.array(values, t._data.dtype))  # (ascontiguousarray makes 0-d 1-d)
+        const = from_host(np.asarray(values, t._data.dtype))
     if STATE.enabled and (t._rg or root._rg) and not _through_alias(takes):
         from ..tape import TAPE
 

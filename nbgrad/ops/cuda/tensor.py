@@ -2,8 +2,9 @@
 
 A subclass (not a flag) so that the CPU fast paths, which accept only the exact types in
 `tensor.TENSOR_TYPES`, never see a CUDA tensor: their existing type check sends it to the
-general path, which dispatches here. Every public Tensor method that has no CUDA
-implementation below raises NotImplementedError naming the op (never a host fallback).
+general path, where each op picks its CUDA forward (`ops/cuda/forwards.py` and its
+siblings). Every public Tensor method whose op has no CUDA kernel raises
+NotImplementedError naming it (never a host fallback).
 """
 
 import numpy as np
