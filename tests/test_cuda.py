@@ -744,3 +744,44 @@ def test_parameter_over_a_cuda_tensor_is_a_cuda_parameter():
     (w * 2).sum().backward()
     assert w.grad.is_cuda and w.grad.cpu().tolist() == [[2.0] * 3] * 2
     assert repr(w).startswith("Parameter containing:\ntensor([[")
+
+
+def test_cuda_rows_follow_their_ops_schema():
+    """A row's attributes follow its op's one schema on either device: CUDA permutes,
+    expands and joins record what the CPU rows record; CUDA gathers (slices, flips,
+    splits) are take rows holding their positions."""
+    from nbgrad._optable import OPS
+    from nbgrad.autograd.derivatives import Row
+    from nbgrad.tape import R_CODE, TAPE
+
+    def rows(fn, dev):
+        x = nb.arange(24.0).reshape(2, 3, 4).to(dev).requires_grad_()
+        y = nb.ones(2, 2, 4, device=dev, requires_grad=True)
+        start = TAPE.n
+        keep = fn(x, y)  # (rows stay on the tape while their outputs live)
+        out = []
+        for k in range(start, TAPE.n):
+            name = OPS[int(TAPE.R[k, R_CODE])].name
+            out.append((name, tuple(Row(k, name, 0, ()).attrs())))
+        del keep
+        return out
+
+    same = [
+        lambda x, y: x.permute(2, 0, 1),
+        lambda x, y: x.transpose(0, 2),
+        lambda x, y: x[0].t(),
+        lambda x, y: x[:, :1].expand(2, 5, 4),
+        lambda x, y: nb.cat([x, y], 1),
+        lambda x, y: nb.stack([x, x], 2),
+    ]
+    for fn in same:
+        cpu, gpu = rows(fn, "cpu"), rows(fn, "cuda")
+        assert cpu[-1] == gpu[-1], (cpu, gpu)
+    assert rows(same[0], "cuda")[-1] == ("permute", (0, (1, 12, 4)))  # (offset, strides)
+    for fn, node, n in [
+        (lambda x, y: x[1, :, 1:3], "SliceBackward0", 6),
+        (lambda x, y: x.flip(2), "FlipBackward0", 24),
+        (lambda x, y: x.split(1, 1), "SplitBackward0", 8),
+    ]:
+        name, a = rows(fn, "cuda")[-1]
+        assert name == "take_" + node and a == (0, n)  # (pos_at, n)

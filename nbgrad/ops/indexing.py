@@ -49,6 +49,20 @@ _TAKE_NODES = (
     "MaskedSelectBackward0",
     "TakeBackward0",
 )
+# the CUDA rows of the view and shape ops (slices, flips, splits, ...) are takes at saved
+# positions too (ops/cuda/index.py), named by the node PyTorch gives the op
+_VIEW_TAKE_NODES = (
+    "SliceBackward0",
+    "SelectBackward0",
+    "UnsqueezeBackward0",
+    "FlipBackward0",
+    "RepeatBackward0",
+    "PermuteBackward0",
+    "NarrowBackward0",
+    "SplitBackward0",
+    "UnbindBackward0",
+    "SplitWithSizesBackward0",
+)
 _PUT_ADD_NODES = ("ScatterAddBackward0", "IndexAddBackward0", "IndexPutBackward0")
 _PUT_NODES = ("IndexPutBackward0", "CopySlices")
 
@@ -510,8 +524,8 @@ def is_advanced(index):
 # -- CUDA: forwards and VJP launchers (kernels in backends/cuda/kernels.py) ----------------
 def cuda_take(x, pos, shape, op):
     """x.flat[pos] with `shape` on CUDA; pos: host int64 positions in bounds, or a
-    CudaArray. Also the forward of the view and join ops (ops/cuda/index.py), whose
-    CUDA rows gather by positions too and record no attributes."""
+    CudaArray; `op` one of TAKE's rows. Also the forward of the view and shape ops
+    (ops/cuda/index.py), whose CUDA rows are these takes."""
     from ..backends.cuda import runtime as rt
     from ..backends.cuda.kernels import build
     from ..backends.cuda.launch import launch
@@ -525,8 +539,7 @@ def cuda_take(x, pos, shape, op):
         launch(build().take, out.size, d.flat, p.flat, out.flat, 0)
     if d.dtype.kind != "f":
         return _tensor_cls()._make(out, -1, False)
-    ia = op.pack(pos_at=0, n=p.size) if op.a is A_TAKE else ()
-    return wrap(out, (x,), op, iattrs=ia, saved=(p,))
+    return wrap(out, (x,), op, iattrs=op.pack(pos_at=0, n=p.size), saved=(p,))
 
 
 def cuda_vjp_take(G, k):
@@ -750,10 +763,10 @@ TAKE = {
         a=A_TAKE,
         vjp=vjp_take,
         cuda_vjp=cuda_vjp_take,
-        replay=None if n in _BY_VALUE else replay_take,
+        replay=None if n in _BY_VALUE or n in _VIEW_TAKE_NODES else replay_take,
         dvjp=dvjp_take,
     )  # fmt: skip
-    for n in _TAKE_NODES
+    for n in _TAKE_NODES + _VIEW_TAKE_NODES
 }
 _PUT = dict(a=A_PUT, f=F_PUT, cuda_vjp=_cuda_vjp_put)
 PUT_ADD = {

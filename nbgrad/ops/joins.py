@@ -116,15 +116,7 @@ def replay_cat(T, k, V):
 
 # -- differentiable VJPs (create_graph, forward mode, batched gradients) -----------------
 def _dvjp_cat(row, g):
-    """Input j is columns [off, off + L_j) of the output seen as (outer, total); on the
-    GPU, the output positions the row saved for each input."""
-    from .indexing import gather_at, host
-
-    if row.cuda:
-        return tuple(
-            gather_at(g, host(p), row.shape(s), row.nb) if row.wants(j) else None
-            for j, (s, p) in enumerate(zip(row.ins, row.saved))
-        )
+    """Input j is columns [off, off + L_j) of the output seen as (outer, total)."""
     a = row.attrs()
     g2 = g.reshape(row.bshape + (a.outer, a.total))
     out, off = [], 0
@@ -138,12 +130,9 @@ def _dvjp_cat(row, g):
 
 def _dvjp_view(row, g):
     """Output element i is x.flat[offset + idx(i) . strides] (`dims`: the view's shape,
-    then its strides; repeat's view shape differs from its output's). On the GPU these
-    rows are takes by saved positions."""
-    from .indexing import dvjp_take, scatter_at, strided_positions
+    then its strides; repeat's view shape differs from its output's)."""
+    from .indexing import scatter_at, strided_positions
 
-    if row.cuda:
-        return dvjp_take(row, g)
     a = row.attrs()
     nd = a.nd
     pos = strided_positions(a.offset, list(a.dims[nd:]), list(a.dims[:nd]))
@@ -157,16 +146,8 @@ _JOIN = dict(
 _CAT = declare("cat", "CatBackward0", **_JOIN)
 _STACK = declare("stack", "StackBackward0", **_JOIN)
 _VIEW = {
-    # CUDA rows of these are takes at saved positions (ops/cuda/index.py)
-    n: declare(
-        "view_" + n,
-        n,
-        a=A_VIEW,
-        vjp=vjp_view,
-        replay=replay_view,
-        dvjp=_dvjp_view,
-        cuda_vjp=launcher("indexing", "cuda_vjp_take"),
-    )  # fmt: skip
+    # (on CUDA, these ops record takes at saved positions: indexing.TAKE)
+    n: declare("view_" + n, n, a=A_VIEW, vjp=vjp_view, replay=replay_view, dvjp=_dvjp_view)
     for n in (
         "FlipBackward0",
         "RepeatBackward0",

@@ -163,28 +163,16 @@ def _dvjp_flat(row, g):
 
 
 def _dvjp_strided(row, g):
+    """gx = g scatter-added at the view's positions in x; for expand, g summed back over
+    the broadcast dims (the same sums without a scatter's repeated positions)."""
     from .indexing import scatter_at, strided_positions
 
-    if row.cuda:
-        return _dvjp_strided_cuda(row, g)
+    if row.name == "expand":
+        return (row.sum_to(g, row.ins[0]),)
     ys = row.shape(row.outs[0])
     a = row.attrs()
     pos = strided_positions(a.offset, list(a.strides[: len(ys)]), ys)
     return (scatter_at(g, pos, row.shape(row.ins[0]), row.nb),)
-
-
-def _dvjp_strided_cuda(row, g):
-    """The same ops on the GPU: transposes record their permutation, expand nothing (its
-    VJP is a sum back), and slices and selects are takes by saved positions."""
-    from .indexing import dvjp_take
-
-    if row.name == "expand":
-        return (row.sum_to(g, row.ins[0]),)
-    if row.name in ("transpose", "permute", "t"):
-        nb = row.nb
-        inv = np.argsort(row.iattrs).tolist()
-        return (g.permute(*range(nb), *(nb + i for i in inv)),)
-    return dvjp_take(row, g)
 
 
 def _dvjp_setitem(row, g):
@@ -213,13 +201,11 @@ _FLAT = {
         ("clone", "CloneBackward0"),
     )
 }
-# CUDA rows of these: permutes and expands are copies (ops/cuda/forwards.py), the others
-# takes at saved positions (ops/indexing.py)
+# CUDA rows of these: permutes and expands are strided copies (ops/cuda/forwards.py); the
+# others record takes at saved positions (indexing.TAKE)
 _CUDA_STRIDED = {
-    "transpose": ("cuda.forwards", "vjp_permute"), "permute": ("cuda.forwards", "vjp_permute"),
-    "t": ("cuda.forwards", "vjp_permute"), "expand": ("cuda.forwards", "vjp_expand"),
-    "slice": ("indexing", "cuda_vjp_take"), "select": ("indexing", "cuda_vjp_take"),
-    "index_basic": ("indexing", "cuda_vjp_take"), "unsqueeze_index": ("indexing", "cuda_vjp_take"),
+    "transpose": "vjp_permute", "permute": "vjp_permute", "t": "vjp_permute",
+    "expand": "vjp_expand",
 }  # fmt: skip
 _STRIDED = {
     n: declare(
@@ -229,7 +215,7 @@ _STRIDED = {
         vjp=vjp_strided,
         replay=replay_strided,
         dvjp=_dvjp_strided,
-        cuda_vjp=launcher(*_CUDA_STRIDED[n]),
+        cuda_vjp=launcher("cuda.forwards", _CUDA_STRIDED[n]) if n in _CUDA_STRIDED else None,
     )  # fmt: skip
     for n, node in (
         ("slice", "SliceBackward0"),

@@ -307,33 +307,42 @@ def permute(x, perm, name="permute"):
     st = cstrides(shape)
     out_shape = tuple(shape[p] for p in perm)
     out = rt.empty(out_shape, x._data.dtype)
-    shp, sst = dev_ints(out_shape, [st[p] for p in perm])
+    strides = [st[p] for p in perm]
+    shp, sst = dev_ints(out_shape, strides)
     launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, sst, False, 1)
-    return wrap(out, (x,), BY_NAME[name], iattrs=perm)
+    op = BY_NAME[name]  # the CPU row's schema: y[idx] = x.flat[offset + idx . strides]
+    return wrap(out, (x,), op, iattrs=op.pack(offset=0, strides=strides))
 
 
 def vjp_permute(G, k):
+    """gx = g gathered over x's shape: x's dim d is y's dim with d's stride (unique among
+    dims longer than 1 in a C layout; a dim of length 1 has one index, stride 0)."""
     sx = G.inp(k, 0)
     if not G.wants(sx):
         return
-    perm = G.iattrs(k)
-    xs = G.shape(sx)
-    ys = tuple(xs[p] for p in perm)
-    yst = cstrides(ys)
-    inv = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inv[p] = i
+    xs, ys = G.shape(sx), G.shape(G.out(k, 0))
+    S = _STRIDED.unpack(G.iattrs(k)).strides
+    xst, yst = cstrides(xs), cstrides(ys)
+    st = [0] * len(xs)
+    for i, n in enumerate(ys):
+        if n != 1:
+            st[next(d for d in range(len(xs)) if xst[d] == S[i] and xs[d] == n)] = yst[i]
     gx, acc = G.take(sx)
-    shp, st = dev_ints(xs, [yst[inv[d]] for d in range(len(xs))])
+    shp, st = dev_ints(xs, st)
     launch(_kernels().gather, gx.size, G.cot(G.out(k, 0)), gx, shp, st, acc, 1.0)
+
+
+_STRIDED = BY_NAME["permute"]  # the schema the strided rows share (ops/views.py)
 
 
 def expand(x, shape):
     xs = x._data.shape
     out = rt.empty(shape, x._data.dtype)
-    shp, st = dev_ints(shape, _strides(xs, shape))
+    strides = [int(v) for v in _strides(xs, shape)]
+    shp, st = dev_ints(shape, strides)
     launch(_kernels().gather, out.size, x._data.flat, out.flat, shp, st, False, 1)
-    return wrap(out, (x,), BY_NAME["expand"])
+    op = BY_NAME["expand"]
+    return wrap(out, (x,), op, iattrs=op.pack(offset=0, strides=strides))
 
 
 def vjp_expand(G, k):

@@ -18,7 +18,7 @@ from ...backends.cuda.launch import launch
 from ...ops import indexing as _ix
 from ...ops import joins as _joins
 from ...ops import views as _views
-from ...tensor import Tensor
+from ...tensor import Tensor, _wrap_dim
 from .forwards import _tensor_cls, cast, device_error, wrap
 
 
@@ -61,8 +61,8 @@ def getitem(x, index):
     if _ix.is_advanced(index):
         return positional(x, _ix.getitem_advanced, _ix.TAKE["IndexBackward0"], index)
     img = image(x._data.shape)
-    op = BY_NAME[_views._index_node(_views._normalize_index(img, index))]
-    return positional(x, _views.getitem, op, index)
+    node = BY_NAME[_views._index_node(_views._normalize_index(img, index))].node
+    return positional(x, _views.getitem, _ix.TAKE[node], index)
 
 
 _SHAPE_OPS = {  # CPU function in ops/joins.py -> the row its outputs record
@@ -82,7 +82,7 @@ def shape_op(name, x, *args):
     node = _SHAPE_OPS.get(name)
     if name == "split":
         node = "SplitBackward0" if isinstance(args[0], int) else "SplitWithSizesBackward0"
-    return positional(x, getattr(_joins, name), _joins._VIEW[node], *args)
+    return positional(x, getattr(_joins, name), _ix.TAKE[node], *args)
 
 
 # -- cat / stack: each input is scattered to its own output positions ------------------------
@@ -114,7 +114,13 @@ def join(tensors, dim, stack):
         dpos.append(p)
     if not dt.is_floating_point:
         return _tensor_cls()._make(out, -1, False)
-    return wrap(out, tuple(ts), BY_NAME["stack" if stack else "cat"], saved=tuple(dpos))
+    # the CPU row's attributes (input j: L_j columns of each of the output's `outer` rows);
+    # the VJP scatters by the saved positions
+    outer = int(np.prod(pos.shape[: _wrap_dim(dim, pos.ndim)], dtype=np.int64))
+    Ls = [t._data.size // outer if outer else 0 for t in ts]
+    op = BY_NAME["stack" if stack else "cat"]
+    ia = op.pack(outer=outer, total=sum(Ls), nin=len(ts), lengths=Ls)
+    return wrap(out, tuple(ts), op, iattrs=ia, saved=tuple(dpos))
 
 
 def vjp_join(G, k):
