@@ -616,6 +616,15 @@ def test_cuda_composites_and_refusals():
     for f in (lambda: x.detach().isnan(), lambda: x.detach() % 2, lambda: x.detach().remainder_(2)):
         with pytest.raises(NotImplementedError, match="has no CUDA kernel yet"):
             f()
+    # host-only functions name the function called, not one of nbgrad's helpers
+    for name, f in [
+        ("median", lambda: nbgrad.median(x)),
+        ("nanmedian", lambda: x.nanmedian()),
+        ("quantile", lambda: nbgrad.quantile(x, 0.5)),
+        ("nanquantile", lambda: nbgrad.nanquantile(x, 0.5, dim=0)),
+    ]:
+        with pytest.raises(NotImplementedError, match=f"'{name}' has no CUDA kernel yet"):
+            f()
 
 
 @pytest.mark.parametrize(

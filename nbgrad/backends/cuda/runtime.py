@@ -79,12 +79,16 @@ def ptr(dev):
 
 
 def _caller():
-    """The nbgrad function that handed a CUDA tensor to host code (for error messages)."""
+    """The nbgrad function that handed a CUDA tensor to host code (for error messages): the
+    innermost one with a public name, so `median` rather than its helper `_pick`."""
     f = sys._getframe(2)
     while f is not None:
         mod = f.f_globals.get("__name__", "")
-        if mod.startswith("nbgrad") and not mod.startswith("nbgrad.backends.cuda"):
-            return f.f_code.co_name
+        if not mod.startswith("nbgrad"):  # the user's code: nbgrad was entered here
+            break
+        name = f.f_code.co_name
+        if not mod.startswith("nbgrad.backends.cuda") and name[0] not in "_<":
+            return name
         f = f.f_back
     return "this operation"
 
