@@ -1389,7 +1389,7 @@ class Tensor:
 
 
 # methods of the block above: device-agnostic composites (they check devices themselves), so
-# the CUDA twin keeps them (ops/cuda/tensor.py)
+# CUDA tensors keep them (ops/cuda/tensor.py refuses by name only methods without a kernel)
 COMPOSITE_METHODS = frozenset(
     (
         "tril",

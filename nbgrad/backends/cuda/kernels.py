@@ -591,7 +591,7 @@ def build():
     @declare("kernels.lcse_lines", "x:T[] y:T[] outer:i8 n:i8 inner:i8", T=FLOAT)
     @cuda.jit
     def lcse_lines(x, y, outer, n, inner):
-        """logcumsumexp of each line (ops/cumulative.py: the layout, the CPU twin)."""
+        """logcumsumexp of each line (ops/cumulative.py: the layout, the CPU kernel)."""
         j = cuda.grid(1)
         while j < outer * inner:
             base = (j // inner) * n * inner + j % inner

@@ -1,9 +1,9 @@
 """The CUDA half of the ops: forwards that validate, launch kernels
 (`backends/cuda/kernels.py`, generated ones from `backends/cuda/codegen.py`) and record
 CUDA rows, and the VJP launchers the ops declare (`cuda_vjp=`), which the GPU sweep calls.
-`CudaTensor` (`tensor.py`) dispatches here. These modules import numba.cuda: nothing
-imports them before CUDA is used, and `launcher` lets a declaration name one of their
-launchers without importing them."""
+The ops in `ops/` pick them for CUDA tensors (`cuda.forwards.x`, ...). These modules
+import numba.cuda: nothing imports them before CUDA is used, and `launcher` lets a
+declaration name one of their launchers without importing them."""
 
 import importlib
 
