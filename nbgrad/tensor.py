@@ -1388,8 +1388,8 @@ class Tensor:
         return self.copy_(_draw(self, generator, "integers", lo, to))
 
 
-# methods of the block above: device-agnostic composites (they check devices themselves), so
-# CUDA tensors keep them (ops/cuda/tensor.py refuses by name only methods without a kernel)
+# methods of the block above: device-agnostic composites (they check devices themselves);
+# their docstrings are PyTorch's (nbgrad/_docstrings.py)
 COMPOSITE_METHODS = frozenset(
     (
         "tril",
@@ -1500,9 +1500,13 @@ def _fill_at(t, dim, index, value, name="index_fill"):
             f"{name} only supports a 0-dimensional value tensor, but got tensor with "
             f"{value._data.ndim} dimension(s)."
         )
+    if index.is_cuda != t.is_cuda:
+        from .ops.cuda.forwards import device_error
+
+        raise device_error(t.device, index.device)
     d = _wrap_dim(dim, t._data.ndim)
     n = t._data.shape[d] if t._data.ndim else 1
-    pos = index._data.reshape(-1)
+    pos = _host(index._data).reshape(-1)  # (the mask is made on the host, then moved)
     bad = pos[(pos >= n) | (pos < -n)]
     if bad.size:
         raise IndexError(f"index {bad[0]} is out of bounds for dimension {d} with size {n}")
@@ -1511,7 +1515,7 @@ def _fill_at(t, dim, index, value, name="index_fill"):
     shape = [1] * t._data.ndim
     if shape:
         shape[d] = n
-    return t.masked_fill(Tensor._make(mask.reshape(shape), -1, False), value)
+    return t.masked_fill(_pw.to(Tensor._make(mask.reshape(shape), -1, False), t.device), value)
 
 
 def _random_float_only(t, kernel):

@@ -124,11 +124,64 @@ def _np(t):
     return t.detach().cpu().numpy()
 
 
-def test_the_table_holds_every_in_place_method_cuda_tensors_keep():
-    from nbgrad.ops.cuda.tensor import _KEEP
+# the methods with no CUDA kernel (a CUDA tensor has every Tensor method: these say so, by
+# the op's name, from the host code they reach; nothing is computed on the host)
+NO_KERNEL = {
+    "isnan": (), "isinf": (), "isfinite": (), "isposinf": (), "isneginf": (), "all": (),
+    "any": (), "median": (), "nanmedian": (), "quantile": (0.5,), "nanquantile": (0.5,),
+    "nan_to_num": (), "nan_to_num_": (), "remainder": (2.0,), "remainder_": (2.0,),
+    "fmod": (2.0,), "fmod_": (2.0,), "floor_divide": (2.0,), "floor_divide_": (2.0,),
+    "__mod__": (2.0,), "__floordiv__": (2.0,),
+}  # fmt: skip
 
-    kept = {n for n in _KEEP if n.endswith("_") and not n.startswith("_")}
-    assert kept - {"requires_grad_", "detach_"} == set(INPLACE)
+
+@pytest.mark.parametrize("name", sorted(NO_KERNEL))
+def test_methods_without_a_cuda_kernel_name_their_op(name):
+    op = name.strip("_")
+    op = {"mod": "remainder", "floordiv": "floor_divide"}.get(op, op)
+    x = nb.tensor(X, device="cuda")
+    with pytest.raises(NotImplementedError, match=f"'{op}' has no CUDA kernel yet"):
+        getattr(x, name)(*NO_KERNEL[name])
+    assert x.tolist() == X.tolist()  # (an in-place one wrote nothing)
+
+
+def test_a_device_buffer_refuses_host_code():
+    """What stops a CPU path that meets a CUDA tensor, whatever it tries."""
+    d = nb.tensor(X, device="cuda")._data
+    for f in (np.asarray, len, float, lambda a: a + 1, lambda a: 2 * a, lambda a: a[0],
+              lambda a: -a, lambda a: a @ a, lambda a: a < 1, lambda a: a.strides):  # fmt: skip
+        with pytest.raises(NotImplementedError, match="has no CUDA kernel yet"):
+            f(d)
+
+
+def test_other_methods_work_on_cuda_tensors():
+    """Methods that once were refused on CUDA by name: they run Tensor's code."""
+    x = nb.tensor(X, device="cuda")
+    nb.manual_seed(0)
+    u = nb.empty(20000, device="cuda").uniform_(2, 3)
+    n = nb.empty(20000, device="cuda", dtype=nb.float64).normal_(1, 2)
+    e = nb.empty(20000, device="cuda").exponential_(2.0)
+    b = nb.empty(20000, device="cuda").bernoulli_(0.25)
+    r = nb.empty(2000, device="cuda", dtype=nb.int64).random_(0, 5)
+    assert all(t.is_cuda for t in (u, n, e, b, r)) and n.dtype == nb.float64
+    assert 2 <= float(u.min()) and float(u.max()) < 3
+    assert abs(float(n.mean()) - 1) < 0.1 and abs(float(n.std()) - 2) < 0.1
+    assert abs(float(e.mean()) - 0.5) < 0.05 and abs(float(b.mean()) - 0.25) < 0.02
+    assert sorted(set(r.tolist())) == [0, 1, 2, 3, 4]
+    idx = nb.tensor([2, 0], device="cuda")
+    y = x.index_fill(0, idx, -1.0)
+    assert y.is_cuda and y.tolist() == nb.tensor(X).index_fill(0, nb.tensor([2, 0]), -1.0).tolist()
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        x.index_fill(0, nb.tensor([0]), 1.0)
+    seen = []
+    w = nb.ones(3, device="cuda", requires_grad=True)
+    w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (w * 2).sum().backward()
+    assert seen == [[2.0, 2.0, 2.0]]
+    # float16/bfloat16 are CPU storage types: never a float32 tensor under their name
+    for f in (x.half, x.bfloat16, lambda: x.to(nb.float16), lambda: nb.ones(2).to("cuda", nb.half)):
+        with pytest.raises(TypeError, match="tensors live on the CPU"):
+            f()
 
 
 @pytest.mark.parametrize("name", INPLACE)

@@ -341,6 +341,8 @@ def to(t, *args, dtype=None, device=None, copy=False, non_blocking=False):
     dt = _dtype.as_dtype(dt)
     if dev is not None and dev.type == "cuda":
         cuda.tensor.check_device(dev)  # before anything is allocated there
+    if dt in _dtype.LOWP and (dev.type == "cuda" if dev is not None else t.is_cuda):
+        raise TypeError(f"nbgrad's {dt.name} tensors live on the CPU")  # (float32 storage)
     if dev is not None and dev.type != t.device.type:  # a copy on the other device
         return (cuda.forwards.to_cpu if dev.type == "cpu" else cuda.forwards.to_cuda)(t, dt)
     if dt is None or dt is t.dtype:

@@ -174,6 +174,22 @@ class CudaArray:
         raise not_on_cuda(_caller())
 
 
+def _refuse(self, *args, **kwargs):
+    raise not_on_cuda(_caller())
+
+
+# host code meeting a device buffer stops here, whatever it tries (NumPy, indexing, Python
+# arithmetic): the op that got a CUDA tensor without a CUDA kernel is named, nothing is
+# computed on the host (`__array__`, `__getattr__` above cover NumPy and Numba)
+for _n in (
+    "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift divmod".split()
+):  # fmt: skip
+    setattr(CudaArray, f"__{_n}__", _refuse)
+    setattr(CudaArray, f"__r{_n}__", _refuse)
+for _n in "getitem setitem neg pos abs invert lt le gt ge float int index complex".split():
+    setattr(CudaArray, f"__{_n}__", _refuse)
+
+
 def empty(shape, dtype):
     shape = tuple(shape)
     n = math.prod(shape)

@@ -3,18 +3,18 @@
 A subclass (not a flag) so that the CPU fast paths, which accept only the exact types in
 `tensor.TENSOR_TYPES`, never see a CUDA tensor: their existing type check sends it to the
 general path, where each op picks its CUDA forward (`ops/cuda/forwards.py` and its
-siblings). Every public Tensor method whose op has no CUDA kernel raises
-NotImplementedError naming it (never a host fallback).
+siblings). Every other method is Tensor's own: one whose op has no CUDA kernel reaches a
+`CudaArray` in host code, which raises NotImplementedError naming the op
+(`backends/cuda/runtime.py`): never a host fallback.
 """
 
 import numpy as np
 
 from ...autograd.grad_mode import STATE
 from ...backends.cuda import runtime as rt
-from ...ops import elementwise as ew
 from ...ops import viewbase as _vb
 from ...tape import MAXD, too_many_dims
-from ...tensor import COMPOSITE_METHODS, Tensor, replace_data
+from ...tensor import Tensor, replace_data
 from . import forwards as fw
 
 _CUDA0 = None
@@ -84,47 +84,6 @@ class CudaTensor(Tensor):
         if self._rg and STATE.enabled:
             return self._assign(self._over(src))
         return self._assign(fw.clone(src) if src._rg else src)
-
-
-def _missing(name):
-    def f(self, *args, **kwargs):
-        raise rt.not_on_cuda(name)
-
-    f.__name__ = name
-    return f
-
-
-# everything else a CPU Tensor offers: a clear error, never the host path
-_KEEP = {
-    # device-neutral: their ops validate once and pick the device's kernels
-    "add", "sub", "mul", "div", "pow", "multiply", "divide", "subtract", "true_divide",
-    "maximum", "minimum", "atan2", "arctan2", "neg", "negative", *ew.UNARY,
-    "arcsin", "arccos", "arctan", "sum", "mean", "dot", "argmax", "argmin", "softmax",
-    "log_softmax", "max", "min", "amax", "amin", "prod", "var", "std", "norm", "logsumexp",
-    "cumsum", "clamp", "clip", "clamp_min", "clamp_max", "gather", "take_along_dim",
-    "index_select", "scatter_add", "index_add", "index_put", "matmul", "mm", "bmm", "outer",
-    "eq", "ne", "lt", "le", "gt", "ge", "__invert__",
-    "reshape", "view", "view_as", "reshape_as", "flatten", "unsqueeze", "squeeze", "permute",
-    "transpose", "t", "expand", "expand_as",
-    "requires_grad_", "is_leaf", "grad", "grad_fn", "retain_grad", "retains_grad",
-    "backward", "register_hook", "dtype", "shape", "size", "dim", "ndim", "numel",
-    "nelement", "is_floating_point", "element_size", "is_contiguous", "detach_", "type",
-    "requires_grad", "long", "int", "bool", "half", "float", "double", "to", "cpu", "cuda",
-    "numpy", "item", "tolist", "detach", "clone", "contiguous", "where", "masked_fill",
-    "masked_select", "__getitem__", "__setitem__", "split", "chunk", "unbind", "narrow",
-    "flip", "fliplr", "flipud", "repeat", "tile", "movedim", "moveaxis",
-    # composites of ops CUDA tensors have
-    "lerp", "addcmul", "addcdiv", "type_as", "new_zeros", "new_ones", "new_empty", "new_full",
-    "new_tensor",
-}  # fmt: skip
-# and their in-place forms, which write the op's result (Tensor._assign)
-_KEEP |= {n + "_" for n in _KEEP if callable(vars(Tensor).get(n + "_"))} | {"zero_"}
-for _n, _v in list(vars(Tensor).items()):
-    if _n.startswith("_") and _n not in ("__getitem__", "__setitem__", "__invert__"):
-        continue
-    if _n in _KEEP or _n in COMPOSITE_METHODS or _n in vars(CudaTensor) or not callable(_v):
-        continue
-    setattr(CudaTensor, _n, _missing(_n))
 
 
 def check_device(dev):
