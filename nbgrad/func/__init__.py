@@ -26,6 +26,7 @@ from ..autograd.engine import grad as _grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from . import _batched
+from . import _function as _function  # (puts vmap's rule for custom Functions in their apply)
 from ._batched import traced_leaf
 from ._module import functional_call, stack_module_state
 from .batching import LEVELS as _VMAP_LEVELS

@@ -7,6 +7,8 @@ so gradients taken inside or outside the vmap go through the Function's own back
 
 import collections
 
+from ..autograd import function as _autograd_function
+from ..autograd.function import Function
 from ..tensor import Tensor
 from .batching import LEVELS, BatchedTensor, _at, wrap
 
@@ -16,11 +18,11 @@ VmapInfo = collections.namedtuple("VmapInfo", ["batch_size", "randomness"])
 def batched_apply(fn_cls, args, kwargs):
     """`fn_cls.apply(*args, **kwargs)` where some argument is batched; NotImplemented
     where none is."""
+    if not LEVELS:
+        return NotImplemented
     lvl = max((a._lvl for a in args if type(a) is BatchedTensor), default=-1)
     if lvl < 0:
         return NotImplemented
-    from ..autograd.function import Function
-
     name = fn_cls.__name__
     if fn_cls.setup_context is Function.setup_context:
         raise RuntimeError(
@@ -105,7 +107,6 @@ def _generated(fn_cls):
     g = _GENERATED.get(fn_cls)
     if g is not None:
         return g
-    from ..autograd.function import Function
     from .vmap import vmap
 
     def forward(ctx, dims, *values):
@@ -165,3 +166,6 @@ def _zero():
     from .. import zeros
 
     return zeros(())
+
+
+_autograd_function.VMAP_APPLY.append(batched_apply)  # Function.apply calls it (see there)
