@@ -37,10 +37,12 @@ def _saved_arrays(sv):
 def check(rows):
     """Raise PyTorch's error if a saved value of one of `rows` (any order; reported as a
     sweep meets them, newest first) was written in place after the row was recorded."""
-    T = TAPE
     last = LAST[0]
+    if last < 0 or not len(rows):  # nothing written in place since the process started
+        return
+    T = TAPE
     rows = np.asarray(rows, np.int64)
-    if not rows.size or last <= int(T.R[rows, R_SEQ].min()):
+    if last <= int(T.R[rows, R_SEQ].min()):
         return
     R = T.R
     for k in sorted(rows[(R[rows, R_SEQ] < last) & (R[rows, R_SAVED] == SAVES_LIVE)].tolist(),
