@@ -772,3 +772,37 @@ def test_whole_table_is_exercised():
 
     unreached |= EXERCISED | OWN_FILE | LAYER_NORM | LSTM
     assert {o.name for o in OPS if has_replay(o.name)} - seen == unreached
+
+
+def _programs_made(fn):
+    """The generated program modules that running fn loaded."""
+    from nbgrad.backends.cpu import codegen
+
+    before = set(codegen._LOADED)
+    fn()
+    return sorted(k for k in set(codegen._LOADED) - before if k.startswith("nbgrad_prog_"))
+
+
+def test_a_program_traced_again_after_other_work_has_the_same_source():
+    # Numba's disk cache is keyed by the generated source: a name taken from a tape slot
+    # (which depends on everything the process did before) made the same function
+    # recompile in every process whose history differed (under pytest -n, every run)
+    rng = np.random.default_rng(9)
+    a0, b0 = rng.uniform(0.5, 2, (30, 1)), rng.uniform(0.5, 2, (30, 90))
+
+    def run():  # a gradient summed over a broadcast dim: the program's temporaries
+        a = torch.tensor(a0, requires_grad=True)
+        b = torch.tensor(b0, requires_grad=True)
+
+        def f(a, b):  # (a function no other test compiles: its program loads here first)
+            loss = (torch.cos(b * a) * torch.exp(-b) + a).square().sum()
+            return (loss, *torch.autograd.grad(loss, (a, b)))
+
+        cf = torch.compile(f, fallback="raise")
+        for _ in range(2):
+            cf(a, b)
+
+    first = _programs_made(run)
+    keep = [torch.randn(3, requires_grad=True) * 2 for _ in range(7)]  # other slots taken
+    assert first and _programs_made(run) == []  # the same source: the loaded module again
+    assert keep

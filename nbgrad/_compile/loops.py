@@ -43,7 +43,7 @@ def renumber(src):
         k = ids.setdefault(m.group(2), len(ids))
         return f"{m.group(1)}{k}"
 
-    return re.sub(r"\b([vgscef])(\d+)\b", sub, src)
+    return re.sub(r"\b([vgsceft])(\d+)\b", sub, src)
 
 
 def source(params, n, body, bad, rowwise=False):
