@@ -11,13 +11,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+RESTORE_CTRL_C = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
 
 
 def _run(code, *args):
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    # Python's usual Ctrl-C handler even where the launcher ignores SIGINT (a background
+    # job of a non-interactive shell, nohup), which the child would otherwise inherit
+    code = RESTORE_CTRL_C + textwrap.dedent(code)
     p = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code), *map(str, args)],
+        [sys.executable, "-c", code, *map(str, args)],
         capture_output=True,
         text=True,
         env=env,
